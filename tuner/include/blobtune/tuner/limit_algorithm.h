@@ -1,0 +1,59 @@
+// LimitAlgorithm: the interface every concurrency-limit algorithm implements.
+//
+// An algorithm is a value type that maps a stream of Samples to a concurrency limit. It holds no
+// lock, timer, thread or clock: the Limiter owns concurrency and time and calls Update() with
+// one sample at a time, in completion order, from one thread at a time. Window-based algorithms
+// (Envoy's gradient controller, ours) aggregate samples by their timestamps themselves.
+//
+//   std::unique_ptr<LimitAlgorithm> aimd = MakeAlgorithm(ParseAlgorithmSpec("aimd").value());
+//   int limit = aimd->Update(sample);   // always within [min_limit, max_limit], never below 1
+//
+// Thread-safety: none; an instance is driven by one thread at a time (the Limiter serialises).
+#ifndef BLOBTUNE_TUNER_LIMIT_ALGORITHM_H_
+#define BLOBTUNE_TUNER_LIMIT_ALGORITHM_H_
+
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/sample.h"
+
+namespace blobtune::tuner {
+
+// What an algorithm currently believes about the resource behind the limiter, for metrics and
+// plots. Fields an algorithm does not estimate stay empty.
+struct AlgorithmEstimates {
+  std::optional<Duration> baseline_latency;  // No-load latency (minRTT, rtt_noload, long RTT).
+  std::optional<Duration> recent_latency;    // The latency the last decision was based on.
+  std::optional<double> max_throughput;      // Accesses per second at the knee, if estimated.
+  std::string_view state;                    // Phase of a state machine ("probing", ...).
+};
+
+class LimitAlgorithm {
+ public:
+  LimitAlgorithm() = default;
+  virtual ~LimitAlgorithm() = default;
+
+  // Short registry name: "fixed", "aimd", "gradient", "gradient2", "vegas", ...
+  virtual std::string_view name() const noexcept = 0;
+
+  // The limit in force now. Always within the configured [min_limit, max_limit] and >= 1.
+  virtual int limit() const noexcept = 0;
+
+  // Feeds one finished access; returns the limit to use from now on (same as limit() after).
+  virtual int Update(const Sample& sample) = 0;
+
+  virtual AlgorithmEstimates estimates() const { return {}; }
+
+  // A copy of this algorithm in its current state (value semantics through the interface).
+  virtual std::unique_ptr<LimitAlgorithm> Clone() const = 0;
+
+ protected:
+  LimitAlgorithm(const LimitAlgorithm&) = default;
+  LimitAlgorithm& operator=(const LimitAlgorithm&) = default;
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_LIMIT_ALGORITHM_H_

@@ -1,0 +1,238 @@
+// Limiter: admits at most `limit()` concurrent accesses and lets a LimitAlgorithm move the limit
+// from what the accesses measure.
+//
+// Each access holds a Permit. The permit's owner reports how the access went (Success(),
+// Dropped(), or nothing) and the permit's destructor always gives the slot back. Finished permits
+// become Samples that feed the algorithm, which sets the limit for the next accesses.
+//
+//   auto limiter = Limiter::Create({.algorithm = MakeAlgorithm(spec).value()}).value();
+//   if (std::optional<Permit> permit = limiter->TryAcquire()) {       // never waits
+//     Status s = DoTheAccess();
+//     s.ok() ? permit->Success() : permit->Dropped();
+//   }
+//   StatusOr<Permit> p = limiter->Acquire(std::chrono::milliseconds(50));  // waits in the queue
+//   // Asynchronously (callbacks, use_future, use_awaitable): see async_acquire.h.
+//
+// Waiting: acquirers that find no free slot wait in a bounded queue (FIFO by default, LIFO as an
+// option) until a permit is released or the limit grows, their deadline passes
+// (DEADLINE_EXCEEDED), their stop_token is triggered or CancelWaiters() is called (CANCELLED), or
+// the queue is full (RESOURCE_EXHAUSTED). While anyone waits, new acquirers queue behind them.
+//
+// Hot path: an uncontended TryAcquire() + release is one compare-and-swap and one fetch_sub on
+// the same word, no mutex and no allocation. Latency is measured with two clock reads per permit
+// while completions are slower than LimiterOptions::full_sampling_rate; above it, one permit in
+// `stride` is timed and its sample weighs `stride`. Samples go through a bounded lock-free queue
+// to whichever releasing thread holds the (try-only, never waited-for) algorithm flag, so no
+// thread ever blocks on another's sample. The waiting path (queue, timeouts) uses a mutex.
+//
+// Thread-safety: all methods are safe to call from any thread. The limiter must outlive its
+// permits and waiters.
+#ifndef BLOBTUNE_TUNER_LIMITER_H_
+#define BLOBTUNE_TUNER_LIMITER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/limiter_observer.h"
+#include "blobtune/tuner/mutex.h"
+#include "blobtune/tuner/sample.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+#include "blobtune/tuner/thread_annotations.h"
+
+namespace blobtune::tuner {
+
+class Limiter;
+
+namespace internal {
+class SampleQueue;
+class WaitQueue;
+struct Waiter;
+}  // namespace internal
+
+// Which queued acquirer a freed slot goes to.
+enum class QueueOrder {
+  kFifo,  // The longest waiting: fair, bounded wait.
+  kLifo,  // The newest: under sustained overload, fresh requests succeed while stale ones time out.
+};
+
+struct LimiterOptions {
+  // Moves the limit. Default (nullptr): MakeDefaultAlgorithm().
+  std::unique_ptr<LimitAlgorithm> algorithm;
+  // Source of time for latencies and deadlines. Not owned; must outlive the limiter.
+  // Default (nullptr): Clock::Steady().
+  Clock* clock = nullptr;
+  // Receives every grant, failure, release and limit change. Not owned; must outlive the
+  // limiter. Default: none.
+  LimiterObserver* observer = nullptr;
+  // Most acquirers that may wait at once; more get RESOURCE_EXHAUSTED. 0 disables waiting.
+  // Default: 1024.
+  size_t max_queue = 1024;
+  // Default: FIFO.
+  QueueOrder queue_order = QueueOrder::kFifo;
+  // Completions per second below which every permit is timed. Above it, one permit in
+  // `stride` (a power of two) is, so that about this many samples per second reach the
+  // algorithm. Default: 20000 per second. REQUIRES: > 0.
+  double full_sampling_rate = 20000.0;
+
+  // OK, or INVALID_ARGUMENT saying which field is wrong.
+  Status Validate() const;
+};
+
+// A right to one concurrent access. Move-only; releasing is automatic.
+//
+// Report the outcome once with Success() or Dropped(); that releases the permit and feeds a
+// sample to the algorithm. A permit destroyed without an outcome is released as ignored: no
+// sample (use that for accesses whose latency says nothing about the resource, e.g. a client
+// error). Thread-safety: a Permit is owned by one thread at a time.
+class Permit {
+ public:
+  Permit() noexcept = default;  // Holds nothing.
+  Permit(Permit&& other) noexcept;
+  Permit& operator=(Permit&& other) noexcept;
+  Permit(const Permit&) = delete;
+  Permit& operator=(const Permit&) = delete;
+  ~Permit() { Release(PermitOutcome::kIgnored, 0); }
+
+  // True while the permit holds a slot.
+  bool valid() const noexcept { return limiter_ != nullptr; }
+  explicit operator bool() const noexcept { return valid(); }
+
+  // The access succeeded; `bytes` is its payload size, if known. Releases the permit.
+  void Success(uint64_t bytes = 0) { Release(PermitOutcome::kSuccess, bytes); }
+  // The access failed because of overload (timeout, rejection downstream). Releases the permit.
+  void Dropped() { Release(PermitOutcome::kDropped, 0); }
+  // Releases the permit without a sample.
+  void Ignore() { Release(PermitOutcome::kIgnored, 0); }
+
+  // Permits in flight when this one was granted, counting itself.
+  int inflight_at_grant() const noexcept { return inflight_; }
+
+ private:
+  friend class Limiter;
+  Permit(Limiter* limiter, TimePoint start, int inflight, uint32_t weight) noexcept
+      : limiter_(limiter), start_(start), inflight_(inflight), weight_(weight) {}
+  void Release(PermitOutcome outcome, uint64_t bytes) noexcept;
+
+  Limiter* limiter_ = nullptr;
+  TimePoint start_{};    // Grant time; meaningful only when weight_ > 0.
+  int inflight_ = 0;
+  uint32_t weight_ = 0;  // 0: untimed. Otherwise the completions its sample stands for.
+};
+
+class Limiter {
+ public:
+  // INVALID_ARGUMENT if the options do not validate.
+  static StatusOr<std::unique_ptr<Limiter>> Create(LimiterOptions options);
+
+  Limiter(const Limiter&) = delete;
+  Limiter& operator=(const Limiter&) = delete;
+  // REQUIRES: no permit is held and nobody waits.
+  ~Limiter();
+
+  // A permit if a slot is free and nobody is queued; std::nullopt (a rejection) otherwise.
+  std::optional<Permit> TryAcquire();
+
+  // Waits in the queue until a permit is granted (OK), `deadline` passes (DEADLINE_EXCEEDED),
+  // `stop` is triggered or CancelWaiters() runs (CANCELLED), or the queue is full
+  // (RESOURCE_EXHAUSTED). A deadline in the past still takes a free slot if there is one.
+  StatusOr<Permit> Acquire(TimePoint deadline, std::stop_token stop = {});
+  StatusOr<Permit> Acquire(Duration timeout, std::stop_token stop = {}) {
+    return Acquire(clock_.Now() + timeout, std::move(stop));
+  }
+
+  // Fails every current waiter with CANCELLED (for shutdown). Later acquirers wait as usual.
+  void CancelWaiters();
+
+  // The current limit, permits in flight and queued acquirers. Each is exact at some instant
+  // during the call; together they are a snapshot only when nothing else runs.
+  int limit() const noexcept { return limit_.load(std::memory_order_relaxed); }
+  int inflight() const noexcept {
+    return static_cast<int>(state_.load(std::memory_order_relaxed) & kInflightMask);
+  }
+  size_t queue_length() const noexcept { return waiters_.load(std::memory_order_relaxed); }
+  // Permits timed per completion (1 at low rates, a power of two above full_sampling_rate).
+  uint32_t sample_stride() const noexcept { return stride_.load(std::memory_order_relaxed); }
+  // Samples the algorithm never saw because the sample queue was full.
+  uint64_t lost_samples() const noexcept { return lost_samples_.load(std::memory_order_relaxed); }
+
+  // A copy of the algorithm's current estimates (for metrics and plots).
+  AlgorithmEstimates estimates() const;
+  std::string_view algorithm_name() const noexcept { return algorithm_name_; }
+  const Clock& clock() const noexcept { return clock_; }
+
+  // Low-level access for async_acquire.h; not for direct use.
+  class AsyncAccess;
+
+ private:
+  friend class Permit;
+  friend class AsyncAccess;
+
+  // state_ packs the permits in flight (low bits) and a count of grants (high bits), so that a
+  // grant is one compare-and-swap that also yields the sequence number used for sampling.
+  static constexpr int kInflightBits = 21;
+  static constexpr uint64_t kInflightMask = (uint64_t{1} << kInflightBits) - 1;
+  static constexpr uint64_t kGrantUnit = uint64_t{1} << kInflightBits;
+
+ public:
+  // The largest limit a limiter can enforce.
+  static constexpr int kMaxLimit = 1'000'000;
+
+ private:
+  explicit Limiter(LimiterOptions options);
+
+  // Takes a slot if inflight < limit. On success fills the grant's inflight and sequence.
+  bool TryTakeSlot(int* inflight, uint64_t* sequence) noexcept;
+  Permit MakePermit(int inflight, uint64_t sequence) noexcept;
+  void Release(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
+  // Grants free slots to queued waiters, in queue order.
+  void GrantWaiters();
+  void GrantWaitersLocked() REQUIRES(queue_mu_);
+  void RecordSample(const Sample& sample) noexcept;
+  void ApplySampleLocked(const Sample& sample) noexcept;
+  void FailWaiter(internal::Waiter& waiter, AcquireFailure why) REQUIRES(queue_mu_);
+
+  Clock& clock_;
+  LimiterObserver* const observer_;
+  const size_t max_queue_;
+  const QueueOrder queue_order_;
+  const double full_sampling_rate_;
+  const std::string algorithm_name_;
+
+  // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
+  // fetch_sub is release, so whatever a permit holder did happens-before the next holder of
+  // that slot (semaphore semantics). The release's fetch_sub and its read of waiters_ are
+  // seq_cst, as are a waiter's increment of waiters_ and its retry of the CAS: either the
+  // releaser sees the waiter and grants to it, or the waiter's retry sees the freed slot.
+  alignas(64) std::atomic<uint64_t> state_{0};
+  std::atomic<int> limit_;
+  std::atomic<size_t> waiters_{0};
+  std::atomic<uint32_t> stride_{1};
+  std::atomic<uint64_t> lost_samples_{0};
+
+  // --- Samples. Pushed lock-free by any releasing thread; applied by whichever thread wins
+  // algorithm_busy_ (a try-only flag: nobody waits for it).
+  alignas(64) std::unique_ptr<internal::SampleQueue> samples_;
+  std::atomic<bool> algorithm_busy_{false};
+  // Written only by the holder of algorithm_busy_; estimates_mu_ guards copies for readers.
+  std::unique_ptr<LimitAlgorithm> algorithm_;
+  TimePoint rate_window_start_{};
+  uint64_t rate_window_completions_ = 0;
+  mutable Mutex estimates_mu_;
+  AlgorithmEstimates estimates_ GUARDED_BY(estimates_mu_);
+
+  // --- Waiting path.
+  mutable Mutex queue_mu_;
+  std::unique_ptr<internal::WaitQueue> queue_ PT_GUARDED_BY(queue_mu_);
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_LIMITER_H_

@@ -1,0 +1,50 @@
+// LimiterObserver: how a Limiter reports what it does, without depending on any metrics library.
+//
+// metrics/ implements this with prometheus-cpp; tests implement it with counters. Callbacks run
+// on the thread that caused the event, some of them on the acquire/release path, so an
+// implementation must be cheap and must not block or call back into the limiter: atomics are
+// fine, a mutex is not.
+//
+// Thread-safety: implementations must be safe to call from any number of threads at once.
+#ifndef BLOBTUNE_TUNER_LIMITER_OBSERVER_H_
+#define BLOBTUNE_TUNER_LIMITER_OBSERVER_H_
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/sample.h"
+
+namespace blobtune::tuner {
+
+// How a permit ended.
+enum class PermitOutcome { kSuccess, kDropped, kIgnored };
+
+// Why an acquire did not get a permit.
+enum class AcquireFailure { kRejected, kTimeout, kCancelled, kQueueFull };
+
+class LimiterObserver {
+ public:
+  LimiterObserver() = default;
+  LimiterObserver(const LimiterObserver&) = delete;
+  LimiterObserver& operator=(const LimiterObserver&) = delete;
+  virtual ~LimiterObserver() = default;
+
+  // A permit was granted; `queue_wait` is zero for permits granted without waiting.
+  virtual void OnGranted(Duration queue_wait) { (void)queue_wait; }
+  // An acquire ended without a permit.
+  virtual void OnAcquireFailed(AcquireFailure why) { (void)why; }
+  // A permit was released. `sample` is null for ignored permits and for untimed ones.
+  virtual void OnReleased(PermitOutcome outcome, const Sample* sample) {
+    (void)outcome;
+    (void)sample;
+  }
+  // The algorithm moved the limit. Called with the limiter's algorithm state consistent.
+  virtual void OnLimitChanged(int old_limit, int new_limit, const AlgorithmEstimates& estimates) {
+    (void)old_limit;
+    (void)new_limit;
+    (void)estimates;
+  }
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_LIMITER_OBSERVER_H_
