@@ -1,0 +1,75 @@
+// Plant: the simulated resource behind the limiters, a chain of delay and k-server FIFO stages.
+//
+// The plant knows nothing of events or limiters: the simulator tells it when a request enters a
+// stage or finishes its service there, and the plant answers with the services that start and
+// when they will end. A service time is
+//
+//   scale * (service_ms + per_mib_ms * MiB) * (1 + slowdown * max(0, in_stage - threshold))
+//
+// drawn when the service starts, where in_stage counts the requests in the stage (waiting or in
+// service, this one included): past the contention threshold, overshooting costs throughput.
+//
+// Thread-safety: none; owned by one simulation.
+#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
+#define BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "random.h"
+#include "workload.h"
+
+namespace blobtune::workbench {
+
+class Plant {
+ public:
+  // A service that started: `request` leaves its stage at `done_ns`.
+  struct Started {
+    int request;
+    int64_t done_ns;
+  };
+
+  Plant(std::vector<StageSpec> stages, uint64_t seed);
+
+  Plant(const Plant&) = delete;
+  Plant& operator=(const Plant&) = delete;
+  ~Plant() = default;
+
+  // `request` (of blob size `bytes`) arrives at `stage`; appends its service if it starts now.
+  void Enter(int stage, int request, uint64_t bytes, int64_t now_ns, std::vector<Started>& out);
+  // A service at `stage` ended; appends the services that start in the freed server.
+  void Leave(int stage, int64_t now_ns, std::vector<Started>& out);
+
+  // The current parameters, for steps to change. Call Rebalance() after changing `servers`.
+  std::vector<StageSpec>& specs() { return specs_; }
+  // Starts waiting requests if a stage now has idle servers.
+  void Rebalance(int64_t now_ns, std::vector<Started>& out);
+
+  int in_stage(int stage) const { return state_[static_cast<size_t>(stage)].in_stage; }
+
+ private:
+  struct Waiting {
+    int request;
+    uint64_t bytes;
+  };
+  struct StageState {
+    int busy = 0;
+    int in_stage = 0;
+    std::deque<Waiting> waiting;
+    Rng rng{0};
+  };
+
+  Started Start(int stage, Waiting who, int64_t now_ns);
+  void StartWaiting(int stage, int64_t now_ns, std::vector<Started>& out);
+
+  std::vector<StageSpec> specs_;
+  std::vector<StageState> state_;
+};
+
+// Milliseconds to the simulator's integer nanoseconds (rounded; never negative).
+int64_t MsToNs(double ms);
+
+}  // namespace blobtune::workbench
+
+#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_

@@ -1,0 +1,137 @@
+// The simulator against queueing theory: results a correct discrete-event simulation must give.
+#include "simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "admission.h"
+#include "workload.h"
+
+namespace blobtune::workbench {
+namespace {
+
+class SimulatorTest : public ::testing::Test {
+ protected:
+  // One stage, one client; the test fills in the details.
+  static Workload OneStage(StageSpec::Kind kind, Distribution service_ms, int servers = 1) {
+    Workload w;
+    w.name = "test";
+    w.seed = 42;
+    StageSpec stage;
+    stage.name = "stage";
+    stage.kind = kind;
+    stage.servers = servers;
+    stage.service_ms = std::move(service_ms);
+    w.stages.push_back(stage);
+    ClientSpec client;
+    client.name = "c";
+    client.path = {0};
+    w.clients.push_back(client);
+    return w;
+  }
+
+  static SimulationResult Run(const Workload& w, int limit, std::vector<double> bounds,
+                              double bucket_s = 0.0) {
+    SimulationOptions options;
+    options.phase_bounds = std::move(bounds);
+    options.bucket_s = bucket_s;
+    options.make_admission = [limit](size_t, Clock&) -> StatusOr<std::unique_ptr<Admission>> {
+      return std::unique_ptr<Admission>(std::make_unique<StaticCap>(limit));
+    };
+    StatusOr<SimulationResult> result = Simulate(w, options);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return *std::move(result);
+  }
+};
+
+TEST_F(SimulatorTest, PureDelayThroughputIsExactlyLimitOverDelay) {
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(2.0));
+  w.clients[0].concurrency = 100;
+  SimulationResult result = Run(w, 10, {1.0, 11.0});
+  EXPECT_DOUBLE_EQ(result.phases[0].throughput(), 10 / 0.002);
+  EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), 2.0);
+}
+
+TEST_F(SimulatorTest, MM1MeanLatencyMatchesTheory) {
+  // M/M/1 with lambda = 50/s and mu = 100/s: mean time in system 1 / (mu - lambda) = 20 ms,
+  // mean number in system rho / (1 - rho) = 1.
+  Workload w = OneStage(StageSpec::Kind::kQueue, Distribution::Exponential(10.0));
+  w.clients[0].load = ClientSpec::Load::kOpen;
+  w.clients[0].rate_per_s = 50.0;
+  SimulationResult result = Run(w, 100000, {100.0, 4100.0}, /*bucket_s=*/0.0137);
+  const PhaseStats& phase = result.phases[0];
+  EXPECT_NEAR(phase.latency.MeanMs(), 20.0, 20.0 * 0.03);
+  EXPECT_NEAR(phase.throughput(), 50.0, 50.0 * 0.01);
+  // Little's law: time-average number in system = throughput x mean latency.
+  double inflight = 0.0;
+  for (const SeriesPoint& point : result.series) inflight += point.mean_inflight;
+  inflight /= static_cast<double>(result.series.size());
+  EXPECT_NEAR(inflight, phase.throughput() * phase.latency.MeanMs() / 1000.0, 0.03);
+}
+
+TEST_F(SimulatorTest, ClosedLoopObeysLittlesLawAtTheCap) {
+  // With more work than permits, exactly `limit` accesses are always in flight.
+  Workload w = OneStage(StageSpec::Kind::kQueue, Distribution::Lognormal(5.0, 1.5), 2);
+  w.clients[0].concurrency = 50;
+  SimulationResult result = Run(w, 6, {10.0, 1010.0});
+  const PhaseStats& phase = result.phases[0];
+  EXPECT_NEAR(phase.throughput() * phase.latency.MeanMs() / 1000.0, 6.0, 6.0 * 0.02);
+  // Two servers of mean 5 ms saturate at 400/s.
+  EXPECT_NEAR(phase.throughput(), 400.0, 400.0 * 0.03);
+}
+
+TEST_F(SimulatorTest, FixedWorkEndsWhenTheLastJobFinishes) {
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(10.0));
+  w.clients[0].concurrency = 100;
+  w.clients[0].total_jobs = 100;
+  SimulationResult result = Run(w, 10, {0.0, 60.0});
+  EXPECT_DOUBLE_EQ(result.end_s, 0.1);
+  EXPECT_EQ(result.phases[0].successes, 100u);
+  EXPECT_DOUBLE_EQ(result.phases[0].end_s, 0.1);
+}
+
+TEST_F(SimulatorTest, DeadlineDropsRequestsThatQueueTooLong) {
+  // 200/s offered to a 100/s server with a 50 ms deadline: at most ~100/s succeed.
+  Workload w = OneStage(StageSpec::Kind::kQueue, Distribution::Constant(10.0));
+  w.clients[0].load = ClientSpec::Load::kOpen;
+  w.clients[0].rate_per_s = 200.0;
+  w.clients[0].deadline_ms = 50.0;
+  SimulationResult result = Run(w, 1000, {10.0, 110.0});
+  const PhaseStats& phase = result.phases[0];
+  EXPECT_LE(phase.throughput(), 100.5);
+  EXPECT_GT(phase.dropped, 0u);
+  EXPECT_LE(phase.latency.QuantileMs(1.0), 50.0 * 1.01);
+}
+
+TEST_F(SimulatorTest, StepChangesCapacityAtItsTime) {
+  Workload w = OneStage(StageSpec::Kind::kQueue, Distribution::Constant(1.0), 4);
+  w.clients[0].concurrency = 100;
+  w.duration_s = 20.0;
+  StepSpec step;
+  step.at_s = 10.0;
+  step.changes.push_back({.is_stage = true, .indices = {0},
+                          .param = ParamChange::Param::kServers, .value = 2, .target = ""});
+  w.steps.push_back(step);
+  SimulationResult result = Run(w, 100, PhaseBounds(w));
+  EXPECT_NEAR(result.phases[0].throughput(), 4000.0, 1.0);
+  EXPECT_NEAR(result.phases[1].throughput(), 2000.0, 1.0);
+}
+
+TEST_F(SimulatorTest, SameSeedSameResult) {
+  Workload w = OneStage(StageSpec::Kind::kQueue, Distribution::Pareto(3.0, 1.5), 1);
+  w.clients[0].load = ClientSpec::Load::kOpen;
+  w.clients[0].rate_per_s = 250.0;
+  w.clients[0].failures.error_fraction = 0.05;
+  SimulationResult a = Run(w, 8, {0.0, 30.0});
+  SimulationResult b = Run(w, 8, {0.0, 30.0});
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.phases[0].successes, b.phases[0].successes);
+  EXPECT_EQ(a.phases[0].latency.QuantileMs(0.99), b.phases[0].latency.QuantileMs(0.99));
+  w.seed = 43;
+  SimulationResult c = Run(w, 8, {0.0, 30.0});
+  EXPECT_NE(a.events, c.events);
+}
+
+}  // namespace
+}  // namespace blobtune::workbench

@@ -1,0 +1,89 @@
+// Workload files: a valid file parses to what it says; a malformed one names the bad field.
+#include "workload.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace blobtune::workbench {
+namespace {
+
+constexpr const char* kValid = R"({
+  "name": "w", "duration_s": 30, "seed": 3,
+  "stages": [
+    {"name": "net", "kind": "delay", "service_ms": 1},
+    {"name": "server", "kind": "queue", "servers": 2,
+     "service_ms": {"type": "exponential", "mean": 45},
+     "contention": {"threshold": 4, "slowdown": 0.1}}
+  ],
+  "clients": [{"name": "a", "load": {"type": "closed", "concurrency": 10, "total_jobs": 50},
+               "requests_per_job": 3, "size_bytes": 4096}],
+  "steps": [{"at_s": 20, "set": {"stage.server.servers": 1}},
+            {"at_s": 10, "set": {"client.*.size_scale": 10, "stage.net.scale": 5}}]
+})";
+
+// Replaces the first occurrence of `from` in kValid with `to`.
+std::string Edit(const std::string& from, const std::string& to) {
+  std::string text = kValid;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string ErrorOf(const std::string& text) {
+  StatusOr<Workload> w = ParseWorkload(text, "w.json");
+  EXPECT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument);
+  return std::string(w.status().message());
+}
+
+TEST(WorkloadTest, ParsesAValidFile) {
+  StatusOr<Workload> w = ParseWorkload(kValid, "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->stages.size(), 2u);
+  EXPECT_EQ(w->stages[1].servers, 2);
+  EXPECT_EQ(w->stages[1].contention_threshold, 4);
+  EXPECT_EQ(w->clients[0].path, (std::vector<int>{0, 1}));
+  EXPECT_EQ(w->clients[0].total_jobs, 50);
+  ASSERT_EQ(w->steps.size(), 2u);
+  EXPECT_EQ(w->steps[0].at_s, 10.0);  // Sorted by time.
+  EXPECT_EQ(w->steps[0].changes.size(), 2u);
+  EXPECT_EQ(PhaseBounds(*w), (std::vector<double>{0, 10, 20, 30}));
+}
+
+TEST(WorkloadTest, MalformedFilesNameTheField) {
+  EXPECT_NE(ErrorOf(Edit(R"("servers": 2)", R"("servers": "two")")).find("stages[1].servers"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("duration_s": 30, )", "")).find("duration_s: is required"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("concurrency": 10)", R"("concurency": 10)"))
+                .find("clients[0].load.concurrency: is required"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("kind": "delay")", R"("kind": "pipe")")).find("stages[0].kind"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("mean": 45)", R"("mean": -45)"))
+                .find("stages[1].service_ms.mean"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers")", R"("stage.disk.servers")"))
+                .find("steps[0].set.stage.disk.servers: no stage is named \"disk\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("at_s": 20)", R"("at_s": 99)")).find("steps[0].at_s: must be inside"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("seed": 3,)", R"("seed": 3, "sede": 4,)")).find("sede: is not a known"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("requests_per_job": 3)", R"("requests_per_job": 3, "path": ["x"])"))
+                .find("clients[0].path[0]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"name": "w", )").find("w.json: not valid JSON"), std::string::npos);
+}
+
+TEST(WorkloadTest, EveryErrorStartsWithTheFileName) {
+  EXPECT_EQ(ErrorOf(Edit(R"("servers": 2)", R"("servers": 0)")).rfind("w.json: ", 0), 0u);
+}
+
+TEST(WorkloadTest, MissingFileIsNotFound) {
+  EXPECT_EQ(LoadWorkload("/nonexistent/w.json").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace blobtune::workbench
