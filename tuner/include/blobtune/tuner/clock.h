@@ -30,6 +30,10 @@ class Clock {
 
   virtual TimePoint Now() const noexcept = 0;
 
+  // A cheaper reading of Now() that may lag it by a few milliseconds (the kernel's tick). For
+  // decisions that need no precision, on paths that cannot afford a precise read.
+  virtual TimePoint CoarseNow() const noexcept { return Now(); }
+
   // How long a thread that must wait `remaining` of this clock's time should block in real time
   // before it looks at Now() again. A real clock returns `remaining`. A fake clock, whose time
   // only moves when a test advances it, returns a short real interval so that waiters notice
@@ -48,6 +52,8 @@ class SteadyClock final : public Clock {
   TimePoint Now() const noexcept override {
     return std::chrono::time_point_cast<Duration>(std::chrono::steady_clock::now());
   }
+  // CLOCK_MONOTONIC_COARSE: the same epoch as steady_clock, a few nanoseconds to read.
+  TimePoint CoarseNow() const noexcept override;
 };
 
 }  // namespace blobtune

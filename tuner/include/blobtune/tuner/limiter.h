@@ -21,7 +21,8 @@
 // Hot path: an uncontended TryAcquire() + release is one compare-and-swap and one fetch_sub on
 // the same word, no mutex and no allocation. Latency is measured with two clock reads per permit
 // while completions are slower than LimiterOptions::full_sampling_rate; above it, one permit in
-// `stride` is timed and its sample weighs `stride`. Samples go through a bounded lock-free queue
+// `stride` is timed (and at least one every few milliseconds, by a coarse clock) and its sample
+// weighs as many completions as it stands for. Samples go through a bounded lock-free queue
 // to whichever releasing thread holds the (try-only, never waited-for) algorithm flag, so no
 // thread ever blocks on another's sample. The waiting path (queue, timeouts) uses a mutex.
 //
@@ -39,6 +40,7 @@
 #include <string>
 
 #include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/mutex.h"
@@ -54,7 +56,6 @@ class Limiter;
 namespace internal {
 class SampleQueue;
 class WaitQueue;
-struct Waiter;
 }  // namespace internal
 
 // Which queued acquirer a freed slot goes to.
@@ -168,7 +169,7 @@ class Limiter {
   std::string_view algorithm_name() const noexcept { return algorithm_name_; }
   const Clock& clock() const noexcept { return clock_; }
 
-  // Low-level access for async_acquire.h; not for direct use.
+  // Low-level access to the wait queue for async_acquire.h; not for direct use.
   class AsyncAccess;
 
  private:
@@ -195,9 +196,21 @@ class Limiter {
   // Grants free slots to queued waiters, in queue order.
   void GrantWaiters();
   void GrantWaitersLocked() REQUIRES(queue_mu_);
+  // Queues `w` and grants it a slot at once if one is free. False if the queue is full.
+  bool Enqueue(internal::Waiter& w) EXCLUDES(queue_mu_);
+  bool EnqueueLocked(internal::Waiter& w) REQUIRES(queue_mu_);
+  // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
+  // passed; std::nullopt while it should keep waiting.
+  std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
+      REQUIRES(queue_mu_);
+  StatusOr<Permit> Failure(AcquireFailure why);
+  void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) REQUIRES(queue_mu_);
+  // Gives a slot back and hands it to the first waiter, if any.
+  void ReturnSlot() noexcept;
   void RecordSample(const Sample& sample) noexcept;
-  void ApplySampleLocked(const Sample& sample) noexcept;
-  void FailWaiter(internal::Waiter& waiter, AcquireFailure why) REQUIRES(queue_mu_);
+  // REQUIRES: the caller holds algorithm_busy_.
+  void ApplySample(const Sample& sample) noexcept;
+  void UpdateStride(const Sample& sample) noexcept;
 
   Clock& clock_;
   LimiterObserver* const observer_;
@@ -215,6 +228,11 @@ class Limiter {
   std::atomic<int> limit_;
   std::atomic<size_t> waiters_{0};
   std::atomic<uint32_t> stride_{1};
+  // While stride_ > 1: the grant sequence of the last timed permit (to weigh samples), and the
+  // coarse time by which the next permit must be timed whatever the stride, so that a falling
+  // rate is noticed within kMaxSampleGap instead of `stride` grants later.
+  std::atomic<uint64_t> last_timed_sequence_{0};
+  std::atomic<int64_t> sample_due_ns_{0};
   std::atomic<uint64_t> lost_samples_{0};
 
   // --- Samples. Pushed lock-free by any releasing thread; applied by whichever thread wins
@@ -225,12 +243,29 @@ class Limiter {
   std::unique_ptr<LimitAlgorithm> algorithm_;
   TimePoint rate_window_start_{};
   uint64_t rate_window_completions_ = 0;
+  uint32_t samples_since_estimates_ = 0;
   mutable Mutex estimates_mu_;
   AlgorithmEstimates estimates_ GUARDED_BY(estimates_mu_);
 
   // --- Waiting path.
   mutable Mutex queue_mu_;
   std::unique_ptr<internal::WaitQueue> queue_ PT_GUARDED_BY(queue_mu_);
+};
+
+class Limiter::AsyncAccess {
+ public:
+  static std::optional<Permit> TryAcquire(Limiter& limiter);
+  static bool Enqueue(Limiter& limiter, internal::Waiter& w) { return limiter.Enqueue(w); }
+  static std::optional<StatusOr<Permit>> Poll(Limiter& limiter, internal::Waiter& w,
+                                              TimePoint deadline);
+  // Fails `w` with CANCELLED if it still waits.
+  static void Cancel(Limiter& limiter, internal::Waiter& w);
+  // For an acquirer that goes away without taking its result: dequeues `w`, or gives back the
+  // slot it was granted.
+  static void Abandon(Limiter& limiter, internal::Waiter& w);
+  static StatusOr<Permit> Failure(Limiter& limiter, AcquireFailure why) {
+    return limiter.Failure(why);
+  }
 };
 
 }  // namespace blobtune::tuner

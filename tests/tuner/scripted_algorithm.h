@@ -1,0 +1,54 @@
+// ScriptedAlgorithm: a LimitAlgorithm for limiter tests whose limit the test sets, and which
+// records every sample it is fed. It exercises the limiter's plumbing without any control law.
+#ifndef BLOBTUNE_TESTS_TUNER_SCRIPTED_ALGORITHM_H_
+#define BLOBTUNE_TESTS_TUNER_SCRIPTED_ALGORITHM_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "blobtune/tuner/limit_algorithm.h"
+
+namespace blobtune::tuner::testing {
+
+// Shared between the test and the algorithm the limiter owns. Thread-safe.
+struct Script {
+  std::mutex mu;
+  std::vector<Sample> samples;
+  // Maps (current limit, sample) to the next limit; default keeps the limit.
+  std::function<int(int, const Sample&)> next_limit = [](int limit, const Sample&) {
+    return limit;
+  };
+
+  std::vector<Sample> Samples() {
+    std::lock_guard<std::mutex> lock(mu);
+    return samples;
+  }
+};
+
+class ScriptedAlgorithm final : public LimitAlgorithm {
+ public:
+  ScriptedAlgorithm(int initial_limit, std::shared_ptr<Script> script)
+      : limit_(initial_limit), script_(std::move(script)) {}
+
+  std::string_view name() const noexcept override { return "scripted"; }
+  int limit() const noexcept override { return limit_; }
+  int Update(const Sample& sample) override {
+    std::lock_guard<std::mutex> lock(script_->mu);
+    script_->samples.push_back(sample);
+    limit_ = script_->next_limit(limit_, sample);
+    return limit_;
+  }
+  std::unique_ptr<LimitAlgorithm> Clone() const override {
+    return std::make_unique<ScriptedAlgorithm>(*this);
+  }
+
+ private:
+  int limit_;
+  std::shared_ptr<Script> script_;
+};
+
+}  // namespace blobtune::tuner::testing
+
+#endif  // BLOBTUNE_TESTS_TUNER_SCRIPTED_ALGORITHM_H_

@@ -1,0 +1,411 @@
+#include "blobtune/tuner/limiter.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "sample_queue.h"
+#include "wait_queue.h"
+
+namespace blobtune::tuner {
+namespace {
+
+using internal::Waiter;
+
+constexpr size_t kSampleQueueCapacity = 1024;
+// Completions are counted over at least this much sample time before the stride is re-chosen.
+constexpr Duration kStrideWindow = std::chrono::milliseconds(10);
+constexpr uint32_t kMaxStride = 1024;
+// While only one permit in `stride` is timed, one is timed at least this often anyway.
+constexpr Duration kMaxSampleGap = std::chrono::milliseconds(20);
+// One grant in this many (a power of two) checks whether a sample is overdue.
+constexpr uint64_t kOverdueCheckEvery = 4;
+// Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
+constexpr uint32_t kEstimatesEverySamples = 256;
+
+// A blocking acquirer's queue node: it sleeps on its own condition variable.
+struct BlockingWaiter final : Waiter {
+  void Notify() override { cv.NotifyOne(); }
+  CondVar cv;
+};
+
+}  // namespace
+
+Status LimiterOptions::Validate() const {
+  if (!(full_sampling_rate > 0.0) || !std::isfinite(full_sampling_rate)) {
+    return Status::InvalidArgument("full_sampling_rate must be a positive, finite rate per second, not " +
+                                   std::to_string(full_sampling_rate));
+  }
+  if (algorithm != nullptr && (algorithm->limit() < 1 || algorithm->limit() > Limiter::kMaxLimit)) {
+    return Status::InvalidArgument("the algorithm's initial limit " +
+                                   std::to_string(algorithm->limit()) + " is outside [1, " +
+                                   std::to_string(Limiter::kMaxLimit) + "]");
+  }
+  return Status();
+}
+
+StatusOr<std::unique_ptr<Limiter>> Limiter::Create(LimiterOptions options) {
+  Status valid = options.Validate();
+  if (!valid.ok()) return valid.WithContext("invalid limiter options");
+  // TODO(issue 3): default to MakeDefaultAlgorithm() once the registry lands.
+  if (options.algorithm == nullptr) return Status::InvalidArgument("an algorithm is required");
+  return std::unique_ptr<Limiter>(new Limiter(std::move(options)));
+}
+
+Limiter::Limiter(LimiterOptions options)
+    : clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),
+      observer_(options.observer),
+      max_queue_(options.max_queue),
+      queue_order_(options.queue_order),
+      full_sampling_rate_(options.full_sampling_rate),
+      algorithm_name_(options.algorithm->name()),
+      limit_(options.algorithm->limit()),
+      samples_(std::make_unique<internal::SampleQueue>(kSampleQueueCapacity)),
+      algorithm_(std::move(options.algorithm)),
+      queue_(std::make_unique<internal::WaitQueue>()) {
+  MutexLock lock(estimates_mu_);
+  estimates_ = algorithm_->estimates();
+}
+
+Limiter::~Limiter() {
+  assert(inflight() == 0 && "a Permit outlived its Limiter");
+  assert(queue_length() == 0 && "an acquirer still waits on a destroyed Limiter");
+}
+
+// --- Granting -------------------------------------------------------------------------------
+
+bool Limiter::TryTakeSlot(int* inflight, uint64_t* sequence) noexcept {
+  // seq_cst loads: see the memory-ordering note on state_ in the header. On x86 they cost the
+  // same as relaxed ones.
+  uint64_t state = state_.load(std::memory_order_seq_cst);
+  for (;;) {
+    uint64_t held = state & kInflightMask;
+    if (held >= static_cast<uint64_t>(limit_.load(std::memory_order_seq_cst))) return false;
+    if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, std::memory_order_seq_cst,
+                                     std::memory_order_seq_cst)) {
+      *inflight = static_cast<int>(held + 1);
+      *sequence = state >> kInflightBits;
+      return true;
+    }
+  }
+}
+
+Permit Limiter::MakePermit(int inflight, uint64_t sequence) noexcept {
+  uint32_t stride = stride_.load(std::memory_order_relaxed);
+  if (stride == 1) return Permit(this, clock_.Now(), inflight, 1);
+  // Time one grant in `stride` (a power of two), and any grant once a sample is overdue. Even
+  // the coarse clock costs a few nanoseconds, so only one grant in kOverdueCheckEvery looks.
+  bool timed = (sequence & (stride - 1)) == 0 ||
+               ((sequence & (kOverdueCheckEvery - 1)) == 0 &&
+                clock_.CoarseNow().time_since_epoch().count() >=
+                    sample_due_ns_.load(std::memory_order_relaxed));
+  if (!timed) return Permit(this, TimePoint{}, inflight, 0);
+  // The sample stands for the grants since the previous timed one. Relaxed: weights only need
+  // to add up, not to order anything.
+  uint64_t previous = last_timed_sequence_.load(std::memory_order_relaxed);
+  while (sequence > previous && !last_timed_sequence_.compare_exchange_weak(
+                                    previous, sequence, std::memory_order_relaxed)) {
+  }
+  uint64_t weight = sequence > previous ? sequence - previous : 1;
+  return Permit(this, clock_.Now(), inflight, static_cast<uint32_t>(std::min<uint64_t>(weight, kMaxStride * 4)));
+}
+
+std::optional<Permit> Limiter::TryAcquire() {
+  int inflight = 0;
+  uint64_t sequence = 0;
+  // Nobody may overtake queued waiters: they get freed slots first.
+  if (waiters_.load(std::memory_order_relaxed) == 0 && TryTakeSlot(&inflight, &sequence)) {
+    if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
+    return MakePermit(inflight, sequence);
+  }
+  if (observer_ != nullptr) observer_->OnAcquireFailed(AcquireFailure::kRejected);
+  return std::nullopt;
+}
+
+StatusOr<Permit> Limiter::Failure(AcquireFailure why) {
+  if (observer_ != nullptr) observer_->OnAcquireFailed(why);
+  std::string where = " (limit " + std::to_string(limit()) + ", " + std::to_string(inflight()) +
+                      " in flight, " + std::to_string(queue_length()) + " waiting)";
+  switch (why) {
+    case AcquireFailure::kTimeout:
+      return Status::DeadlineExceeded("no permit before the deadline" + where);
+    case AcquireFailure::kCancelled:
+      return Status::Cancelled("acquire cancelled while waiting for a permit" + where);
+    case AcquireFailure::kQueueFull:
+      return Status::ResourceExhausted("the limiter's wait queue is full (max_queue " +
+                                       std::to_string(max_queue_) + ")" + where);
+    case AcquireFailure::kRejected:
+      break;
+  }
+  return Status::ResourceExhausted("no permit free" + where);
+}
+
+void Limiter::GrantWaiters() {
+  MutexLock lock(queue_mu_);
+  GrantWaitersLocked();
+}
+
+void Limiter::GrantWaitersLocked() {
+  while (!queue_->empty()) {
+    int inflight = 0;
+    uint64_t sequence = 0;
+    if (!TryTakeSlot(&inflight, &sequence)) return;
+    Waiter* w = queue_->front();
+    queue_->Remove(w);
+    waiters_.fetch_sub(1, std::memory_order_relaxed);
+    w->state = Waiter::State::kGranted;
+    w->granted_inflight = inflight;
+    w->granted_sequence = sequence;
+    w->Notify();
+  }
+}
+
+void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
+  assert(w.state == Waiter::State::kWaiting);
+  queue_->Remove(&w);
+  waiters_.fetch_sub(1, std::memory_order_relaxed);
+  w.state = Waiter::State::kFailed;
+  w.failure = why;
+  w.Notify();
+}
+
+bool Limiter::Enqueue(Waiter& w) {
+  MutexLock lock(queue_mu_);
+  return EnqueueLocked(w);
+}
+
+bool Limiter::EnqueueLocked(Waiter& w) {
+  assert(w.state == Waiter::State::kIdle);
+  if (queue_->size() >= max_queue_) return false;
+  w.queued_at = clock_.Now();
+  w.state = Waiter::State::kWaiting;
+  if (queue_order_ == QueueOrder::kFifo) {
+    queue_->PushBack(&w);
+  } else {
+    queue_->PushFront(&w);
+  }
+  // seq_cst, then retry: a release that freed a slot before it could see this waiter is seen
+  // by the retry; one after it sees waiters_ > 0 and grants.
+  waiters_.fetch_add(1, std::memory_order_seq_cst);
+  GrantWaitersLocked();
+  return true;
+}
+
+std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadline) {
+  // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
+  switch (w.state) {
+    case Waiter::State::kGranted:
+      w.state = Waiter::State::kIdle;
+      if (observer_ != nullptr) observer_->OnGranted(clock_.Now() - w.queued_at);
+      return MakePermit(w.granted_inflight, w.granted_sequence);
+    case Waiter::State::kFailed:
+      w.state = Waiter::State::kIdle;
+      return Failure(w.failure);
+    case Waiter::State::kWaiting:
+      if (clock_.Now() < deadline) return std::nullopt;
+      FailWaiterLocked(w, AcquireFailure::kTimeout);
+      w.state = Waiter::State::kIdle;
+      return Failure(AcquireFailure::kTimeout);
+    case Waiter::State::kIdle:
+      break;
+  }
+  assert(false && "polled a waiter that was never queued");
+  return Status::Internal("polled a waiter that was never queued");
+}
+
+StatusOr<Permit> Limiter::Acquire(TimePoint deadline, std::stop_token stop) {
+  int inflight = 0;
+  uint64_t sequence = 0;
+  if (waiters_.load(std::memory_order_relaxed) == 0 && TryTakeSlot(&inflight, &sequence)) {
+    if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
+    return MakePermit(inflight, sequence);
+  }
+  if (clock_.Now() >= deadline) return Failure(AcquireFailure::kTimeout);
+
+  BlockingWaiter waiter;
+  // Constructed before taking queue_mu_: if stop was already requested the callback runs
+  // right here and must be able to lock.
+  std::stop_callback on_stop(stop, [this, &waiter] {
+    MutexLock lock(queue_mu_);
+    if (waiter.state == Waiter::State::kWaiting) FailWaiterLocked(waiter, AcquireFailure::kCancelled);
+  });
+  // Observer calls and Status construction happen after the queue mutex is released.
+  std::optional<StatusOr<Permit>> result;
+  {
+    MutexLock lock(queue_mu_);
+    if (stop.stop_requested()) {
+      waiter.state = Waiter::State::kFailed;
+      waiter.failure = AcquireFailure::kCancelled;
+    } else if (!EnqueueLocked(waiter)) {
+      waiter.state = Waiter::State::kFailed;
+      waiter.failure = AcquireFailure::kQueueFull;
+    }
+    while (waiter.state == Waiter::State::kWaiting) {
+      TimePoint now = clock_.Now();
+      if (now >= deadline) {
+        FailWaiterLocked(waiter, AcquireFailure::kTimeout);
+        break;
+      }
+      waiter.cv.WaitFor(lock, clock_.RealWaitFor(deadline - now));
+    }
+  }
+  if (waiter.state == Waiter::State::kFailed) return Failure(waiter.failure);
+  if (observer_ != nullptr) observer_->OnGranted(clock_.Now() - waiter.queued_at);
+  return MakePermit(waiter.granted_inflight, waiter.granted_sequence);
+}
+
+void Limiter::CancelWaiters() {
+  MutexLock lock(queue_mu_);
+  while (!queue_->empty()) FailWaiterLocked(*queue_->front(), AcquireFailure::kCancelled);
+}
+
+// --- Releasing and sampling ------------------------------------------------------------------
+
+void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
+  if (limiter_ == nullptr) return;
+  Limiter* limiter = std::exchange(limiter_, nullptr);
+  limiter->Release(*this, outcome, bytes);
+}
+
+Permit::Permit(Permit&& other) noexcept
+    : limiter_(std::exchange(other.limiter_, nullptr)),
+      start_(other.start_),
+      inflight_(other.inflight_),
+      weight_(other.weight_) {}
+
+Permit& Permit::operator=(Permit&& other) noexcept {
+  if (this != &other) {
+    Release(PermitOutcome::kIgnored, 0);
+    limiter_ = std::exchange(other.limiter_, nullptr);
+    start_ = other.start_;
+    inflight_ = other.inflight_;
+    weight_ = other.weight_;
+  }
+  return *this;
+}
+
+void Limiter::Release(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept {
+  bool sampled = permit.weight_ > 0 && outcome != PermitOutcome::kIgnored;
+  Sample sample;
+  if (sampled) {
+    sample.start = permit.start_;
+    sample.latency = clock_.Now() - permit.start_;
+    sample.inflight = permit.inflight_;
+    sample.dropped = outcome == PermitOutcome::kDropped;
+    sample.bytes = bytes;
+    sample.weight = permit.weight_;
+  }
+  ReturnSlot();
+  if (observer_ != nullptr) observer_->OnReleased(outcome, sampled ? &sample : nullptr);
+  if (sampled) RecordSample(sample);
+}
+
+void Limiter::ReturnSlot() noexcept {
+  // seq_cst pair with EnqueueLocked(): see the note on state_.
+  state_.fetch_sub(1, std::memory_order_seq_cst);
+  if (waiters_.load(std::memory_order_seq_cst) > 0) GrantWaiters();
+}
+
+void Limiter::RecordSample(const Sample& sample) noexcept {
+  if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
+  // Whoever wins the flag applies every published sample, then looks once more after letting
+  // go: a producer that failed to win the flag published before trying, so either it or the
+  // loser-turned-winner here sees its sample (see sample_queue.h).
+  while (!algorithm_busy_.exchange(true, std::memory_order_seq_cst)) {
+    Sample next;
+    while (samples_->TryPop(&next)) ApplySample(next);
+    algorithm_busy_.store(false, std::memory_order_seq_cst);
+    if (!samples_->HasReady()) return;
+  }
+}
+
+void Limiter::ApplySample(const Sample& sample) noexcept {
+  int old_limit = limit_.load(std::memory_order_relaxed);
+  int new_limit = std::clamp(algorithm_->Update(sample), 1, kMaxLimit);
+  UpdateStride(sample);
+  if (new_limit == old_limit) {
+    if (++samples_since_estimates_ >= kEstimatesEverySamples) {
+      samples_since_estimates_ = 0;
+      MutexLock lock(estimates_mu_);
+      estimates_ = algorithm_->estimates();
+    }
+    return;
+  }
+  limit_.store(new_limit, std::memory_order_seq_cst);
+  AlgorithmEstimates estimates = algorithm_->estimates();
+  {
+    MutexLock lock(estimates_mu_);
+    estimates_ = estimates;
+    samples_since_estimates_ = 0;
+  }
+  if (observer_ != nullptr) observer_->OnLimitChanged(old_limit, new_limit, estimates);
+  // A higher limit frees slots for waiters; seq_cst store then load pairs with EnqueueLocked().
+  if (new_limit > old_limit && waiters_.load(std::memory_order_seq_cst) > 0) GrantWaiters();
+}
+
+void Limiter::UpdateStride(const Sample& sample) noexcept {
+  TimePoint end = sample.end();
+  sample_due_ns_.store((end + kMaxSampleGap).time_since_epoch().count(), std::memory_order_relaxed);
+  if (rate_window_completions_ == 0 || end < rate_window_start_) rate_window_start_ = end;
+  rate_window_completions_ += sample.weight;
+  Duration span = end - rate_window_start_;
+  if (span < kStrideWindow) return;
+  double rate = static_cast<double>(rate_window_completions_) /
+                std::chrono::duration<double>(span).count();
+  uint32_t stride = 1;
+  while (stride < kMaxStride && stride * 2 <= rate / full_sampling_rate_) stride *= 2;
+  if (stride > 1 && stride_.load(std::memory_order_relaxed) == 1) {
+    last_timed_sequence_.store(state_.load(std::memory_order_relaxed) >> kInflightBits,
+                               std::memory_order_relaxed);
+  }
+  stride_.store(stride, std::memory_order_relaxed);
+  rate_window_completions_ = 0;
+}
+
+AlgorithmEstimates Limiter::estimates() const {
+  MutexLock lock(estimates_mu_);
+  return estimates_;
+}
+
+// --- Async access ----------------------------------------------------------------------------
+
+std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter) {
+  int inflight = 0;
+  uint64_t sequence = 0;
+  if (limiter.waiters_.load(std::memory_order_relaxed) == 0 &&
+      limiter.TryTakeSlot(&inflight, &sequence)) {
+    if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(Duration::zero());
+    return limiter.MakePermit(inflight, sequence);
+  }
+  return std::nullopt;
+}
+
+std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,
+                                                           TimePoint deadline) {
+  MutexLock lock(limiter.queue_mu_);
+  return limiter.PollLocked(w, deadline);
+}
+
+void Limiter::AsyncAccess::Cancel(Limiter& limiter, Waiter& w) {
+  MutexLock lock(limiter.queue_mu_);
+  if (w.state == Waiter::State::kWaiting) limiter.FailWaiterLocked(w, AcquireFailure::kCancelled);
+}
+
+void Limiter::AsyncAccess::Abandon(Limiter& limiter, Waiter& w) {
+  bool give_back = false;
+  {
+    MutexLock lock(limiter.queue_mu_);
+    if (w.state == Waiter::State::kWaiting) {
+      limiter.queue_->Remove(&w);
+      limiter.waiters_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    give_back = w.state == Waiter::State::kGranted;
+    w.state = Waiter::State::kIdle;
+  }
+  // The slot was taken for an acquirer that is gone: return it, unobserved and unsampled.
+  if (give_back) limiter.ReturnSlot();
+}
+
+}  // namespace blobtune::tuner
