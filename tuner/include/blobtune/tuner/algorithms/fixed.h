@@ -1,0 +1,61 @@
+// FixedLimit: a concurrency limit that never moves.
+//
+// The baseline every adaptive algorithm is compared against, and the right choice when the
+// operator already knows the resource's capacity. Mirrors Netflix concurrency-limits' FixedLimit
+// (concurrency-limits-core/.../limit/FixedLimit.java), which takes the limit as its only argument.
+//
+//   StatusOr<FixedLimit> fixed = FixedLimit::Create({.limit = 16});
+//   if (!fixed.ok()) return fixed.status();
+//   fixed->Update(sample);  // always 16
+//
+// Rule: L' = L for every sample. Sample::weight, Sample::dropped and latency are ignored.
+// Defaults: Netflix has none (the limit is required); 20 matches the initial limit of Netflix's
+// AIMD, Vegas and Gradient2 so that switching algorithms starts from the same place.
+//
+// Thread-safety: none; driven by one thread at a time.
+#ifndef BLOBTUNE_TUNER_ALGORITHMS_FIXED_H_
+#define BLOBTUNE_TUNER_ALGORITHMS_FIXED_H_
+
+#include <memory>
+#include <string_view>
+
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/sample.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::tuner {
+
+class FixedLimit final : public LimitAlgorithm {
+ public:
+  struct Options {
+    // The limit. Default: 20 accesses. REQUIRES: 1 <= limit <= 1000000.
+    int limit = 20;
+
+    Status Validate() const;
+  };
+
+  static StatusOr<FixedLimit> Create(const Options& options);
+
+  FixedLimit(const FixedLimit&) = default;
+  FixedLimit& operator=(const FixedLimit&) = default;
+  FixedLimit(FixedLimit&&) = default;
+  FixedLimit& operator=(FixedLimit&&) = default;
+  ~FixedLimit() override = default;
+
+  std::string_view name() const noexcept override { return "fixed"; }
+  int limit() const noexcept override { return options_.limit; }
+  int Update(const Sample& sample) override;
+  std::unique_ptr<LimitAlgorithm> Clone() const override;
+
+  const Options& options() const noexcept { return options_; }
+
+ private:
+  explicit FixedLimit(const Options& options) : options_(options) {}
+
+  Options options_;
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_ALGORITHMS_FIXED_H_

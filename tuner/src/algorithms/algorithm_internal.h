@@ -1,0 +1,53 @@
+// Private helpers shared by the limit algorithm ports: config checks that name the offending
+// field, limit clamping, and Netflix's log10 step function. Not installed.
+//
+// Thread-safety: stateless functions.
+#ifndef BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
+#define BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::tuner::algorithms_internal {
+
+// No algorithm may be configured above this limit: a million concurrent accesses is far beyond
+// what one LMDB environment serves, so a larger value is a typo.
+inline constexpr int kLimitCeiling = 1000000;
+
+// A sample of weight w is replayed as w identical samples by the per-sample ports (AIMD, Vegas,
+// Gradient2). Past this many replays the extra copies carry no new information and would only
+// cost time, so replay stops there.
+inline constexpr uint32_t kMaxWeightReplays = 1024;
+
+// 1 <= min_limit <= initial_limit <= max_limit <= kLimitCeiling; the message names the field.
+Status ValidateLimits(std::string_view algorithm, int min_limit, int initial_limit, int max_limit);
+
+// INVALID_ARGUMENT "<algorithm>: <field> <rule> (got <value>)".
+Status InvalidField(std::string_view algorithm, std::string_view field, std::string_view rule,
+                    double value);
+
+// `value` is finite and lo <= value <= hi (inclusive bounds).
+Status RequireInRange(std::string_view algorithm, std::string_view field, double value, double lo,
+                      double hi);
+
+// `value` is finite and lo < value <= hi (lower bound exclusive): for ratios and smoothing
+// factors where 0 would freeze the algorithm.
+Status RequireInHalfOpenRange(std::string_view algorithm, std::string_view field, double value,
+                              double lo, double hi);
+
+// `value` > 0.
+Status RequirePositive(std::string_view algorithm, std::string_view field, Duration value);
+
+// The integer limit for a real-valued estimate: floor, then clamp to [min_limit, max_limit]. A
+// NaN estimate (which a faulty ratio could produce) maps to min_limit rather than to garbage.
+int ClampLimit(double estimate, int min_limit, int max_limit) noexcept;
+
+// Netflix's Log10RootFunction: max(1, floor(log10(limit))), so 1 below 100, 2 below 1000, ...
+int Log10Root(int limit) noexcept;
+
+}  // namespace blobtune::tuner::algorithms_internal
+
+#endif  // BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_

@@ -1,0 +1,135 @@
+#include "blobtune/tuner/algorithms/gradient2.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "algorithm_internal.h"
+
+namespace blobtune::tuner {
+
+namespace internal = algorithms_internal;
+
+namespace {
+
+// ExpAvgMeasurement's warm-up length, fixed by Gradient2Limit's constructor.
+constexpr int kLongRttWarmup = 10;
+// When long_rtt exceeds this multiple of the current latency, it decays by kLongRttDecay.
+constexpr double kLongRttResetRatio = 2.0;
+constexpr double kLongRttDecay = 0.95;
+
+}  // namespace
+
+Status Gradient2Limit::Options::Validate() const {
+  constexpr std::string_view kName = "gradient2";
+  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
+    return s;
+  }
+  if (Status s =
+          internal::RequireInRange(kName, "queue_size", queue_size, 0, internal::kLimitCeiling);
+      !s.ok()) {
+    return s;
+  }
+  if (long_window < 1)
+    return internal::InvalidField(kName, "long_window", "must be >= 1", long_window);
+  if (Status s = internal::RequireInRange(kName, "rtt_tolerance", rtt_tolerance, 1, 100); !s.ok()) {
+    return s;
+  }
+  if (window_size < 0)
+    return internal::InvalidField(kName, "window_size", "must be >= 0", window_size);
+  if (Status s = internal::RequirePositive(kName, "min_window_time", min_window_time); !s.ok()) {
+    return s;
+  }
+  if (max_window_time < min_window_time || max_window_time > std::chrono::hours(1)) {
+    return internal::InvalidField(
+        kName, "max_window_time_ms", "must lie within [min_window_time, 1 h]",
+        std::chrono::duration<double, std::milli>(max_window_time).count());
+  }
+  if (min_rtt_threshold < Duration::zero()) {
+    return internal::InvalidField(
+        kName, "min_rtt_threshold_ms", "must be >= 0",
+        std::chrono::duration<double, std::milli>(min_rtt_threshold).count());
+  }
+  return Status::Ok();
+}
+
+StatusOr<Gradient2Limit> Gradient2Limit::Create(const Options& options) {
+  if (Status status = options.Validate(); !status.ok()) return status;
+  return Gradient2Limit(options);
+}
+
+void Gradient2Limit::Step(double rtt_ns, int inflight) {
+  if (rtt_ns <= 0) return;
+  last_rtt_ns_ = rtt_ns;
+
+  if (long_rtt_.count < kLongRttWarmup) {
+    ++long_rtt_.count;
+    long_rtt_.sum += rtt_ns;
+    long_rtt_.value = long_rtt_.sum / long_rtt_.count;
+  } else {
+    const double factor = 2.0 / (options_.long_window + 1);
+    long_rtt_.value = long_rtt_.value * (1 - factor) + rtt_ns * factor;
+  }
+  const double long_rtt = long_rtt_.value;
+  if (long_rtt / rtt_ns > kLongRttResetRatio) long_rtt_.value *= kLongRttDecay;
+
+  if (inflight < estimated_limit_ / 2) return;
+
+  const double gradient = std::clamp(options_.rtt_tolerance * long_rtt / rtt_ns, 0.5, 1.0);
+  double estimate = estimated_limit_ * gradient + options_.queue_size;
+  estimate = estimated_limit_ * (1 - options_.smoothing) + estimate * options_.smoothing;
+  estimated_limit_ = std::clamp(estimate, static_cast<double>(options_.min_limit),
+                                static_cast<double>(options_.max_limit));
+  limit_ = internal::ClampLimit(estimated_limit_, options_.min_limit, options_.max_limit);
+}
+
+void Gradient2Limit::AddToWindow(const Sample& sample) {
+  if (sample.latency < options_.min_rtt_threshold) return;
+
+  const uint32_t weight = std::max<uint32_t>(sample.weight, 1);
+  window_.min_rtt = std::min(window_.min_rtt, sample.latency);
+  window_.rtt_sum_ns += static_cast<double>(sample.latency.count()) * weight;
+  window_.count += weight;
+  window_.max_inflight = std::max(window_.max_inflight, sample.inflight);
+
+  const TimePoint end = sample.end();
+  if (end <= next_window_end_) return;
+
+  const Window closed = window_;
+  window_ = Window{};
+  // Clamping the min latency first keeps the doubling from overflowing; the result is the same.
+  const Duration span = std::clamp(std::min(closed.min_rtt, options_.max_window_time) * 2,
+                                   options_.min_window_time, options_.max_window_time);
+  next_window_end_ = end + span;
+  if (closed.count >= static_cast<uint64_t>(options_.window_size)) {
+    Step(closed.rtt_sum_ns / static_cast<double>(closed.count), closed.max_inflight);
+  }
+}
+
+int Gradient2Limit::Update(const Sample& sample) {
+  if (options_.window_size > 0) {
+    AddToWindow(sample);
+    return limit_;
+  }
+  const uint32_t replays = std::clamp<uint32_t>(sample.weight, 1, internal::kMaxWeightReplays);
+  const auto rtt_ns = static_cast<double>(sample.latency.count());
+  for (uint32_t i = 0; i < replays; ++i) Step(rtt_ns, sample.inflight);
+  return limit_;
+}
+
+AlgorithmEstimates Gradient2Limit::estimates() const {
+  AlgorithmEstimates estimates;
+  if (long_rtt_.count > 0) {
+    estimates.baseline_latency = Duration(static_cast<Duration::rep>(long_rtt_.value));
+    estimates.recent_latency = Duration(static_cast<Duration::rep>(last_rtt_ns_));
+  }
+  return estimates;
+}
+
+std::unique_ptr<LimitAlgorithm> Gradient2Limit::Clone() const {
+  return std::make_unique<Gradient2Limit>(*this);
+}
+
+}  // namespace blobtune::tuner

@@ -1,0 +1,118 @@
+#include "blobtune/tuner/algorithms/vegas.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "algorithm_internal.h"
+
+namespace blobtune::tuner {
+
+namespace internal = algorithms_internal;
+
+Status VegasLimit::Options::Validate() const {
+  constexpr std::string_view kName = "vegas";
+  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInHalfOpenRange(kName, "alpha_factor", alpha_factor, 0, 1000);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInRange(kName, "beta_factor", beta_factor, alpha_factor, 1000);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s =
+          internal::RequireInRange(kName, "threshold_factor", threshold_factor, 0, alpha_factor);
+      !s.ok()) {
+    return s;
+  }
+  return internal::RequireInRange(kName, "probe_multiplier", probe_multiplier, 1,
+                                  internal::kLimitCeiling);
+}
+
+StatusOr<VegasLimit> VegasLimit::Create(const Options& options) {
+  if (Status status = options.Validate(); !status.ok()) return status;
+  return VegasLimit(options);
+}
+
+VegasLimit::VegasLimit(const Options& options)
+    : options_(options),
+      estimated_limit_(options.initial_limit),
+      limit_(options.initial_limit),
+      rng_(options.seed) {
+  ResetProbeJitter();
+}
+
+void VegasLimit::ResetProbeJitter() {
+  // Uniform in [0.5, 1) from the top 53 bits: unlike std::uniform_real_distribution this gives
+  // the same sequence on every standard library, so a seed reproduces a run anywhere.
+  const double unit = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+  probe_jitter_ = 0.5 + 0.5 * unit;
+}
+
+void VegasLimit::Step(Duration rtt, int inflight, bool dropped) {
+  if (rtt <= Duration::zero()) return;
+  last_rtt_ = rtt;
+
+  ++probe_count_;
+  if (probe_jitter_ * options_.probe_multiplier * estimated_limit_ <=
+      static_cast<double>(probe_count_)) {
+    ResetProbeJitter();
+    probe_count_ = 0;
+    rtt_noload_ = rtt;
+    return;
+  }
+  if (rtt_noload_ == Duration::zero() || rtt < rtt_noload_) {
+    rtt_noload_ = rtt;
+    return;
+  }
+
+  const double noload_ratio =
+      static_cast<double>(rtt_noload_.count()) / static_cast<double>(rtt.count());
+  const double queue = std::ceil(estimated_limit_ * (1 - noload_ratio));
+  const int whole_limit = static_cast<int>(estimated_limit_);
+  const int log_limit = internal::Log10Root(whole_limit);
+
+  double estimate;
+  if (dropped) {
+    estimate = estimated_limit_ - log_limit;
+  } else if (static_cast<double>(inflight) * 2 < estimated_limit_) {
+    return;
+  } else if (queue <= options_.threshold_factor * log_limit) {
+    estimate = estimated_limit_ + options_.beta_factor * log_limit;
+  } else if (queue < options_.alpha_factor * log_limit) {
+    estimate = estimated_limit_ + log_limit;
+  } else if (queue > options_.beta_factor * log_limit) {
+    estimate = estimated_limit_ - log_limit;
+  } else {
+    return;
+  }
+
+  estimate = std::clamp(estimate, static_cast<double>(options_.min_limit),
+                        static_cast<double>(options_.max_limit));
+  estimated_limit_ = (1 - options_.smoothing) * estimated_limit_ + options_.smoothing * estimate;
+  limit_ = internal::ClampLimit(estimated_limit_, options_.min_limit, options_.max_limit);
+}
+
+int VegasLimit::Update(const Sample& sample) {
+  const uint32_t replays = std::clamp<uint32_t>(sample.weight, 1, internal::kMaxWeightReplays);
+  for (uint32_t i = 0; i < replays; ++i) Step(sample.latency, sample.inflight, sample.dropped);
+  return limit_;
+}
+
+AlgorithmEstimates VegasLimit::estimates() const {
+  AlgorithmEstimates estimates;
+  if (rtt_noload_ > Duration::zero()) estimates.baseline_latency = rtt_noload_;
+  if (last_rtt_ > Duration::zero()) estimates.recent_latency = last_rtt_;
+  return estimates;
+}
+
+std::unique_ptr<LimitAlgorithm> VegasLimit::Clone() const {
+  return std::make_unique<VegasLimit>(*this);
+}
+
+}  // namespace blobtune::tuner
