@@ -1,0 +1,102 @@
+#include "blob_format.h"
+
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "crc32c.h"
+
+namespace blobtune::store::internal {
+namespace {
+
+template <typename T>
+void Store(std::byte* p, T v) {
+  static_assert(std::endian::native == std::endian::little, "the format is little-endian");
+  std::memcpy(p, &v, sizeof v);
+}
+
+template <typename T>
+T Load(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+std::string Hex(uint32_t v) {
+  char buf[11];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+std::string Quoted(std::string_view id) {
+  std::string out = "blob '";
+  out.append(id.substr(0, 64));
+  if (id.size() > 64) out += "...";
+  out += "'";
+  return out;
+}
+
+}  // namespace
+
+EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_flags,
+                           int64_t created_unix_nanos) {
+  EncodedHeader h{};
+  h[0] = std::byte{kFormatVersion};
+  h[1] = std::byte{kHeaderSize};
+  Store<uint32_t>(&h[4], user_flags);
+  Store<uint64_t>(&h[8], payload.size());
+  Store<int64_t>(&h[16], created_unix_nanos);
+  Store<uint32_t>(&h[24], crc32c::Value(payload));
+  Store<uint32_t>(&h[28], crc32c::Value(std::span<const std::byte>(h.data(), 28)));
+  return h;
+}
+
+Status DecodeRecord(std::span<const std::byte> record, std::string_view id, BlobInfo* info,
+                    std::span<const std::byte>* payload) {
+  if (record.size() < kHeaderSize) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: its record has " +
+                            std::to_string(record.size()) + " bytes, less than the " +
+                            std::to_string(kHeaderSize) + "-byte header");
+  }
+  const std::byte* h = record.data();
+  const uint32_t stored_header_crc = Load<uint32_t>(h + 28);
+  const uint32_t header_crc = crc32c::Value(record.first(28));
+  if (stored_header_crc != header_crc) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: header checksum " + Hex(header_crc) +
+                            " != stored " + Hex(stored_header_crc));
+  }
+  const auto version = static_cast<uint8_t>(h[0]);
+  const auto header_size = static_cast<uint8_t>(h[1]);
+  if (version != kFormatVersion || header_size != kHeaderSize) {
+    return Status::DataLoss(Quoted(id) + " has record format version " + std::to_string(version) +
+                            " (header " + std::to_string(header_size) +
+                            " bytes); this build reads version " +
+                            std::to_string(kFormatVersion));
+  }
+  const uint64_t size = Load<uint64_t>(h + 8);
+  if (size != record.size() - kHeaderSize) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: header says " + std::to_string(size) +
+                            " bytes, record holds " + std::to_string(record.size() - kHeaderSize));
+  }
+  info->format_version = version;
+  info->user_flags = Load<uint32_t>(h + 4);
+  info->size_bytes = size;
+  info->created_unix_nanos = Load<int64_t>(h + 16);
+  info->crc32c = Load<uint32_t>(h + 24);
+  *payload = record.subspan(kHeaderSize);
+  return Status::Ok();
+}
+
+Status VerifyPayload(std::span<const std::byte> payload, const BlobInfo& info,
+                     std::string_view id) {
+  const uint32_t crc = crc32c::Value(payload);
+  if (crc != info.crc32c) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: CRC32C of its " +
+                            std::to_string(payload.size()) + " bytes is " + Hex(crc) +
+                            ", header says " + Hex(info.crc32c));
+  }
+  return Status::Ok();
+}
+
+}  // namespace blobtune::store::internal

@@ -1,0 +1,51 @@
+// The on-disk record of one blob: a 32-byte header followed by the blob's bytes.
+//
+//   offset size field
+//        0    1 format version (kFormatVersion)
+//        1    1 header size in bytes (32), so a later version can grow the header
+//        2    2 reserved, zero
+//        4    4 user flags
+//        8    8 blob size in bytes
+//       16    8 creation time, nanoseconds since the Unix epoch (system clock)
+//       24    4 CRC32C of the blob's bytes
+//       28    4 CRC32C of header bytes 0..27
+// All integers are little-endian. Decoding checks the version, the header checksum and that the
+// record is exactly header + size bytes long; VerifyPayload checks the blob's checksum. Any
+// mismatch is DATA_LOSS: a reader never sees bytes that fail their checksum.
+//
+// Thread-safety: pure functions on values.
+#ifndef BLOBTUNE_STORE_SRC_BLOB_FORMAT_H_
+#define BLOBTUNE_STORE_SRC_BLOB_FORMAT_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::store::internal {
+
+inline constexpr uint8_t kFormatVersion = 1;
+inline constexpr size_t kHeaderSize = 32;
+
+using EncodedHeader = std::array<std::byte, kHeaderSize>;
+
+// Builds the header of a blob whose bytes are `payload`, computing its CRC32C.
+EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_flags,
+                           int64_t created_unix_nanos);
+
+// Parses and checks the header of `record`; on success `*info` describes it and `*payload` is the
+// blob's bytes inside `record` (not yet checksummed). `id` only names the blob in messages.
+Status DecodeRecord(std::span<const std::byte> record, std::string_view id, BlobInfo* info,
+                    std::span<const std::byte>* payload);
+
+// Checks the blob's bytes against the checksum in `info`.
+Status VerifyPayload(std::span<const std::byte> payload, const BlobInfo& info,
+                     std::string_view id);
+
+}  // namespace blobtune::store::internal
+
+#endif  // BLOBTUNE_STORE_SRC_BLOB_FORMAT_H_

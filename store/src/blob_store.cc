@@ -1,0 +1,434 @@
+// LmdbBlobStore: the BlobStore over one LMDB environment. Reads run on the caller's thread in a
+// pooled read transaction; writes are prepared (validated, checksummed) on the caller's thread and
+// committed by the WriteBatcher's writer thread.
+#include "blobtune/store/blob_store.h"
+
+#include <malloc.h>
+
+#include <chrono>
+#include <utility>
+
+#include "blob_format.h"
+#include "blobtune/store/store_observer.h"
+#include "blobtune/tuner/mutex.h"
+#include "lmdb_env.h"
+#include "reader_gate.h"
+#include "store_directory.h"
+#include "write_batcher.h"
+
+namespace blobtune::store {
+namespace {
+
+using internal::LmdbEnv;
+using internal::LmdbTxn;
+using internal::PreparedWrite;
+
+int64_t WallClockNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Named(std::string_view ns, std::string_view id) {
+  std::string out = "blob '";
+  out.append(id.substr(0, 64));
+  if (id.size() > 64) out += "...";
+  out += "' in namespace '";
+  out.append(ns);
+  out += "'";
+  return out;
+}
+
+// Waits on the caller's thread for a write queued with a callback.
+class SyncCompletion {
+ public:
+  WriteCallback Callback() {
+    return [this](Status s) {
+      {
+        MutexLock lock(mu_);
+        status_ = std::move(s);
+        done_ = true;
+      }
+      cv_.NotifyOne();
+    };
+  }
+  Status Wait() {
+    MutexLock lock(mu_);
+    while (!done_) cv_.Wait(lock);
+    return status_;
+  }
+
+ private:
+  Mutex mu_;
+  CondVar cv_;
+  bool done_ GUARDED_BY(mu_) = false;
+  Status status_ GUARDED_BY(mu_);
+};
+
+class LmdbBlobStore final : public BlobStore {
+ public:
+  LmdbBlobStore(const StoreOptions& options, internal::DirectoryClaim claim, LmdbEnv env,
+                std::vector<MDB_dbi> dbis)
+      : options_(options),
+        claim_(std::move(claim)),
+        env_(std::move(env)),
+        dbis_(std::move(dbis)),
+        max_key_size_(env_.MaxKeySize()),
+        clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),
+        observer_(options.observer) {
+    internal::WriteBatcherConfig config;
+    config.max_batch_operations = options.max_batch_operations;
+    config.max_batch_bytes = options.max_batch_bytes;
+    config.max_batch_delay = options.max_batch_delay;
+    config.max_queued_writes = options.max_queued_writes;
+    config.max_map_size_bytes = options.max_map_size_bytes;
+    writer_ = std::make_unique<internal::WriteBatcher>(env_, gate_, config, options_.namespaces,
+                                                       clock_, observer_);
+  }
+
+  ~LmdbBlobStore() override {
+    writer_->Stop();
+    MutexLock lock(pool_mu_);
+    read_pool_.clear();  // Aborts the pooled read transactions before env_ closes.
+  }
+
+  Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
+             uint32_t user_flags) override {
+    StatusOr<PreparedWrite> w = Prepare(WriteOp::Kind::kPut, ns, id, bytes, user_flags);
+    if (!w.ok()) return Fail(StoreOp::kPut, w.status());
+    SyncCompletion completion;
+    w->done = completion.Callback();
+    // The payload stays borrowed: this thread waits until the writer is done with it.
+    if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(StoreOp::kPut, s);
+    return completion.Wait();
+  }
+
+  Status Erase(std::string_view ns, std::string_view id) override {
+    StatusOr<PreparedWrite> w = Prepare(WriteOp::Kind::kErase, ns, id, {}, 0);
+    if (!w.ok()) return Fail(StoreOp::kErase, w.status());
+    SyncCompletion completion;
+    w->done = completion.Callback();
+    if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(StoreOp::kErase, s);
+    return completion.Wait();
+  }
+
+  Status SubmitWrite(WriteOp op, WriteCallback done) override {
+    const StoreOp kind = op.kind() == WriteOp::Kind::kPut ? StoreOp::kPut : StoreOp::kErase;
+    if (!done) return Fail(kind, Status::InvalidArgument("SubmitWrite needs a callback"));
+    StatusOr<PreparedWrite> w =
+        Prepare(op.kind(), op.ns(), op.id(), op.bytes(), op.user_flags());
+    if (!w.ok()) return Fail(kind, w.status());
+    w->owned = std::move(op).TakeOwnedBytes();  // Moving a vector keeps `payload` valid.
+    w->done = std::move(done);
+    if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(kind, s);
+    return Status::Ok();
+  }
+
+  StatusOr<std::vector<std::byte>> Get(std::string_view ns, std::string_view id) override {
+    std::vector<std::byte> out;
+    if (Status s = Get(ns, id, &out, nullptr); !s.ok()) return s;
+    return out;
+  }
+
+  Status Get(std::string_view ns, std::string_view id, std::vector<std::byte>* out,
+             BlobInfo* info) override {
+    auto copy = [&](std::span<const std::byte> bytes, const BlobInfo& i) {
+      out->assign(bytes.begin(), bytes.end());
+      if (info != nullptr) *info = i;
+    };
+    return Read(StoreOp::kGet, ns, id, /*verify=*/true, copy);
+  }
+
+  Status ViewBlob(std::string_view ns, std::string_view id, ViewFn fn) override {
+    return Read(StoreOp::kView, ns, id, /*verify=*/true, fn);
+  }
+
+  StatusOr<BlobInfo> Stat(std::string_view ns, std::string_view id) override {
+    BlobInfo info;
+    auto keep = [&](std::span<const std::byte>, const BlobInfo& i) { info = i; };
+    if (Status s = Read(StoreOp::kStat, ns, id, /*verify=*/false, keep); !s.ok()) return s;
+    return info;
+  }
+
+  StatusOr<bool> Exists(std::string_view ns, std::string_view id) override {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return Fail(StoreOp::kExists, index.status());
+    ReadScope scope(*this);
+    if (!scope.status().ok()) return Fail(StoreOp::kExists, scope.status());
+    MDB_val value{};
+    const int rc = scope.txn().Get(dbis_[*index], id, &value);
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+      return Fail(StoreOp::kExists, internal::LmdbStatus(rc, "lookup of " + Named(ns, id)));
+    }
+    Observe(StoreOp::kExists, *index, 0);
+    return rc == MDB_SUCCESS;
+  }
+
+  StatusOr<std::vector<ListEntry>> List(std::string_view ns, std::string_view prefix, size_t limit,
+                                        std::string_view start_after) override;
+
+  StoreStats Stats() const override {
+    StoreStats s;
+    s.map_size_bytes = writer_->map_size();
+    s.max_map_size_bytes = options_.max_map_size_bytes;
+    s.used_bytes = writer_->used_bytes();
+    s.queued_writes = writer_->queued();
+    s.commits = writer_->commits();
+    s.map_growths = writer_->growths();
+    return s;
+  }
+
+  void NotifyOpen() {
+    if (observer_ == nullptr) return;
+    std::vector<std::string_view> names(options_.namespaces.begin(), options_.namespaces.end());
+    observer_->OnOpen(names.data(), names.size());
+  }
+
+ private:
+  // A read transaction from the pool, renewed, inside the reader gate, for one read.
+  class ReadScope {
+   public:
+    explicit ReadScope(LmdbBlobStore& store) : store_(store), gate_lock_(store.gate_) {
+      StatusOr<LmdbTxn> txn = store_.AcquireReadTxn();
+      if (txn.ok()) {
+        txn_ = *std::move(txn);
+      } else {
+        status_ = txn.status();
+      }
+    }
+    ~ReadScope() {
+      if (txn_.live()) {
+        txn_.Reset();  // Before the gate lock is released: a reset txn holds no snapshot.
+        store_.ReleaseReadTxn(std::move(txn_));
+      }
+    }
+    ReadScope(const ReadScope&) = delete;
+    ReadScope& operator=(const ReadScope&) = delete;
+
+    const Status& status() const { return status_; }
+    LmdbTxn& txn() { return txn_; }
+
+   private:
+    LmdbBlobStore& store_;
+    internal::ReaderGate::ReadLock gate_lock_;
+    LmdbTxn txn_;
+    Status status_;
+  };
+
+  StatusOr<LmdbTxn> AcquireReadTxn() {
+    LmdbTxn txn;
+    {
+      MutexLock lock(pool_mu_);
+      if (!read_pool_.empty()) {
+        txn = std::move(read_pool_.back());
+        read_pool_.pop_back();
+      }
+    }
+    if (txn.handle() != nullptr) {
+      if (Status s = txn.Renew(); !s.ok()) return s;
+      return txn;
+    }
+    int rc = MDB_SUCCESS;
+    StatusOr<LmdbTxn> fresh = LmdbTxn::BeginRead(env_, &rc);
+    if (rc == MDB_READERS_FULL) {
+      return Status::ResourceExhausted(
+          "all " + std::to_string(env_.MaxReaders()) +
+          " LMDB reader slots are in use by open read transactions (StoreOptions::max_readers "
+          "is " + std::to_string(options_.max_readers) + "; raise it or bound concurrent reads)");
+    }
+    return fresh;
+  }
+
+  void ReleaseReadTxn(LmdbTxn txn) {
+    MutexLock lock(pool_mu_);
+    read_pool_.push_back(std::move(txn));
+  }
+
+  template <typename F>
+  Status Read(StoreOp op, std::string_view ns, std::string_view id, bool verify, F&& fn) {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return Fail(op, index.status());
+    ReadScope scope(*this);
+    if (!scope.status().ok()) return Fail(op, scope.status());
+    MDB_val value{};
+    const int rc = scope.txn().Get(dbis_[*index], id, &value);
+    if (rc == MDB_NOTFOUND) return Fail(op, Status::NotFound(Named(ns, id) + " does not exist"));
+    if (rc != MDB_SUCCESS) return Fail(op, internal::LmdbStatus(rc, "read of " + Named(ns, id)));
+    BlobInfo info;
+    std::span<const std::byte> payload;
+    if (Status s = internal::DecodeRecord(internal::ValToBytes(value), id, &info, &payload);
+        !s.ok()) {
+      return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
+    }
+    if (verify) {
+      if (Status s = internal::VerifyPayload(payload, info, id); !s.ok()) {
+        return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
+      }
+    }
+    fn(payload, info);
+    Observe(op, *index, op == StoreOp::kStat ? 0 : info.size_bytes);
+    return Status::Ok();
+  }
+
+  // The namespace's index, or why `ns`/`id` cannot name a blob.
+  StatusOr<size_t> Check(std::string_view ns, std::string_view id) const {
+    size_t index = 0;
+    for (; index < options_.namespaces.size(); ++index) {
+      if (options_.namespaces[index] == ns) break;
+    }
+    if (index == options_.namespaces.size()) {
+      std::string declared;
+      for (const std::string& n : options_.namespaces) declared += (declared.empty() ? "" : ", ") + n;
+      return Status::InvalidArgument("unknown namespace '" + std::string(ns) +
+                                     "' (declared at open: " + declared + ")");
+    }
+    if (id.empty()) return Status::InvalidArgument("blob id is empty");
+    if (id.size() > max_key_size_) {
+      return Status::InvalidArgument("blob id is " + std::to_string(id.size()) +
+                                     " bytes long; LMDB keys hold at most " +
+                                     std::to_string(max_key_size_) + " bytes");
+    }
+    return index;
+  }
+
+  StatusOr<PreparedWrite> Prepare(WriteOp::Kind kind, std::string_view ns, std::string_view id,
+                                  std::span<const std::byte> bytes, uint32_t user_flags) const {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return index.status();
+    PreparedWrite w;
+    w.kind = kind;
+    w.ns_index = *index;
+    w.dbi = dbis_[*index];
+    w.id.assign(id);
+    if (kind == WriteOp::Kind::kPut) {
+      if (bytes.size() > options_.max_blob_size_bytes) {
+        return Status::ResourceExhausted(Named(ns, id) + " is " + std::to_string(bytes.size()) +
+                                         " bytes, over max_blob_size_bytes (" +
+                                         std::to_string(options_.max_blob_size_bytes) + ")");
+      }
+      w.payload = bytes;
+      w.header = internal::EncodeHeader(bytes, user_flags, WallClockNanos());
+    }
+    return w;
+  }
+
+  Status Fail(StoreOp op, Status s) const {
+    if (observer_ != nullptr) observer_->OnError(op, s.code());
+    return s;
+  }
+  void Observe(StoreOp op, size_t ns_index, uint64_t bytes) const {
+    if (observer_ != nullptr) observer_->OnOperation(op, ns_index, bytes);
+  }
+
+  const StoreOptions options_;
+  internal::DirectoryClaim claim_;  // Released last, after the environment has closed.
+  LmdbEnv env_;
+  const std::vector<MDB_dbi> dbis_;  // Parallel to options_.namespaces.
+  const size_t max_key_size_;
+  Clock& clock_;
+  StoreObserver* const observer_;
+  internal::ReaderGate gate_;
+  Mutex pool_mu_;
+  // Reset read transactions, each holding a reader slot: renewing one avoids the reader-table
+  // lock that a fresh mdb_txn_begin takes under MDB_NOTLS.
+  std::vector<LmdbTxn> read_pool_ GUARDED_BY(pool_mu_);
+  std::unique_ptr<internal::WriteBatcher> writer_;
+};
+
+StatusOr<std::vector<ListEntry>> LmdbBlobStore::List(std::string_view ns, std::string_view prefix,
+                                                     size_t limit, std::string_view start_after) {
+  // An id is not needed here; check the namespace with a placeholder id.
+  StatusOr<size_t> index = Check(ns, "-");
+  if (!index.ok()) return Fail(StoreOp::kList, index.status());
+  if (limit < 1) return Fail(StoreOp::kList, Status::InvalidArgument("List limit must be >= 1"));
+  if (prefix.size() > max_key_size_ || start_after.size() > max_key_size_) {
+    return Fail(StoreOp::kList, Status::InvalidArgument("List prefix or start_after is longer "
+                                                        "than the LMDB key limit"));
+  }
+  ReadScope scope(*this);
+  if (!scope.status().ok()) return Fail(StoreOp::kList, scope.status());
+  StatusOr<internal::LmdbCursor> cursor = internal::LmdbCursor::Open(scope.txn(), dbis_[*index]);
+  if (!cursor.ok()) return Fail(StoreOp::kList, cursor.status());
+  const std::string_view from = start_after > prefix ? start_after : prefix;
+  MDB_val key = internal::ToVal(from);
+  MDB_val value{};
+  std::vector<ListEntry> out;
+  int rc = from.empty() ? cursor->Get(&key, &value, MDB_FIRST)
+                        : cursor->Get(&key, &value, MDB_SET_RANGE);
+  for (; rc == MDB_SUCCESS && out.size() < limit; rc = cursor->Get(&key, &value, MDB_NEXT)) {
+    const std::string_view id = internal::ValToString(key);
+    if (!id.starts_with(prefix)) break;
+    if (!start_after.empty() && id == start_after) continue;
+    ListEntry entry;
+    entry.id.assign(id);
+    std::span<const std::byte> payload;
+    if (Status s = internal::DecodeRecord(internal::ValToBytes(value), id, &entry.info, &payload);
+        !s.ok()) {
+      return Fail(StoreOp::kList, s.WithContext("namespace '" + std::string(ns) + "'"));
+    }
+    out.push_back(std::move(entry));
+  }
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+    return Fail(StoreOp::kList, internal::LmdbStatus(rc, "listing namespace '" +
+                                                             std::string(ns) + "'"));
+  }
+  Observe(StoreOp::kList, *index, 0);
+  return out;
+}
+
+void KeepHeapResident() {
+  // Freed memory below 1 GiB stays in the heap, allocations up to 64 MiB come from the heap (not
+  // fresh mmaps), and the heap grows in 64 MiB steps: see LMDB-FACTS.md, "Memory".
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<BlobStore>> BlobStore::Open(const StoreOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s;
+  StatusOr<internal::DirectoryClaim> claim =
+      internal::PrepareStoreDirectory(options.directory, options.create_if_missing);
+  if (!claim.ok()) return claim.status();
+
+  internal::LmdbEnvSettings settings;
+  settings.map_size_bytes = options.initial_map_size_bytes;
+  settings.max_readers = options.max_readers;
+  settings.max_dbs = static_cast<unsigned>(options.namespaces.size());
+  switch (options.durability) {
+    case Durability::kDurable: settings.flags = 0; break;
+    case Durability::kNoMetaSync: settings.flags = MDB_NOMETASYNC; break;
+    case Durability::kNoSync: settings.flags = MDB_NOSYNC; break;
+  }
+  StatusOr<LmdbEnv> env = LmdbEnv::Open(options.directory, settings);
+  if (!env.ok()) {
+    const Status& s = env.status();
+    if (s.code() == StatusCode::kDataLoss) {
+      return s.WithContext("'" + options.directory +
+                           "/data.mdb' is not a readable LMDB database (wrong format, another "
+                           "LMDB version, or corrupt)");
+    }
+    return s.WithContext("opening the store in '" + options.directory + "'");
+  }
+  env->ClearStaleReaders();  // Slots of processes that died with a read open.
+
+  std::vector<MDB_dbi> dbis;
+  {
+    StatusOr<LmdbTxn> txn = LmdbTxn::BeginWrite(*env);
+    if (!txn.ok()) return txn.status().WithContext("opening the namespaces");
+    for (const std::string& ns : options.namespaces) {
+      StatusOr<MDB_dbi> dbi = internal::OpenDatabase(*txn, ns);
+      if (!dbi.ok()) return dbi.status().WithContext("opening namespace '" + ns + "'");
+      dbis.push_back(*dbi);
+    }
+    if (Status s = txn->Commit(); !s.ok()) return s.WithContext("creating the namespaces");
+  }
+  if (options.keep_heap_resident) KeepHeapResident();
+  auto store = std::make_unique<LmdbBlobStore>(options, *std::move(claim), *std::move(env),
+                                               std::move(dbis));
+  store->NotifyOpen();
+  return std::unique_ptr<BlobStore>(std::move(store));
+}
+
+}  // namespace blobtune::store

@@ -1,0 +1,126 @@
+// WriteBatcher: the store's one writer thread and its queue. Callers on any thread Enqueue
+// prepared puts and erases; the writer thread takes everything queued (up to the batch bounds),
+// applies it in ONE write transaction, commits with ONE sync and then runs each write's
+// completion callback: group commit. Writes that arrive during a commit form the next batch, so
+// the batch size follows the number of concurrent writers without any added delay.
+//
+// Map growth: a put or commit that hits MDB_MAP_FULL kills the transaction. The writer aborts it,
+// closes the ReaderGate (waits for open read transactions to end), grows the map (doubling, or
+// more for a large batch) up to max_map_size_bytes, reopens the gate and retries the whole batch.
+// At the maximum, a batch of several writes is retried one write per transaction, so each write
+// that fits still commits and only the ones that do not get RESOURCE_EXHAUSTED.
+//
+// Also the entry point for the future async front: BlobStore::SubmitWrite prepares a WriteOp and
+// calls Enqueue with the caller's callback.
+//
+// Thread-safety: Enqueue from any thread. Everything LMDB-related runs on the writer thread only;
+// a write transaction never leaves it.
+#ifndef BLOBTUNE_STORE_SRC_WRITE_BATCHER_H_
+#define BLOBTUNE_STORE_SRC_WRITE_BATCHER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "blob_format.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/store/store_observer.h"
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/mutex.h"
+#include "lmdb_env.h"
+#include "reader_gate.h"
+
+namespace blobtune::store::internal {
+
+// A validated write, ready for the writer thread: namespace resolved, header (with the CRC32C of
+// the bytes) computed on the caller's thread so that checksumming runs in parallel.
+struct PreparedWrite {
+  WriteOp::Kind kind = WriteOp::Kind::kPut;
+  size_t ns_index = 0;
+  MDB_dbi dbi = 0;
+  std::string id;
+  std::vector<std::byte> owned;        // Backing store of `payload` for owning ops.
+  std::span<const std::byte> payload;  // Owned, or borrowed from a caller who waits.
+  EncodedHeader header{};
+  WriteCallback done;
+
+  size_t RecordBytes() const {
+    return kind == WriteOp::Kind::kPut ? kHeaderSize + payload.size() : 0;
+  }
+};
+
+struct WriteBatcherConfig {
+  size_t max_batch_operations = 1024;
+  size_t max_batch_bytes = size_t{64} << 20;
+  Duration max_batch_delay{0};
+  size_t max_queued_writes = 65536;
+  size_t max_map_size_bytes = 0;
+};
+
+class WriteBatcher {
+ public:
+  // `env`, `gate`, `namespaces`, `clock` and `observer` (may be null) must outlive the batcher.
+  WriteBatcher(LmdbEnv& env, ReaderGate& gate, const WriteBatcherConfig& config,
+               std::span<const std::string> namespaces, Clock& clock, StoreObserver* observer);
+  WriteBatcher(const WriteBatcher&) = delete;
+  WriteBatcher& operator=(const WriteBatcher&) = delete;
+  ~WriteBatcher();
+
+  // Queues `write`; its `done` runs on the writer thread after its commit. On error `done` is not
+  // called: RESOURCE_EXHAUSTED when the queue is full, CANCELLED when stopping.
+  Status Enqueue(PreparedWrite write) EXCLUDES(mu_);
+
+  // Commits what is queued, then stops the thread. Later Enqueue calls fail. Idempotent.
+  void Stop() EXCLUDES(mu_);
+
+  uint64_t queued() const EXCLUDES(mu_);
+  // Memory ordering: relaxed; these are statistics written by the writer thread.
+  uint64_t commits() const { return commits_.load(std::memory_order_relaxed); }
+  uint64_t growths() const { return growths_.load(std::memory_order_relaxed); }
+  uint64_t map_size() const { return map_size_.load(std::memory_order_relaxed); }
+  uint64_t used_bytes() const { return used_bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  enum class Outcome { kCommitted, kMapFull, kWriteFailed, kTxnFailed };
+
+  void Run();
+  // Waits for work; false when stopping with nothing left.
+  bool CollectBatch(std::vector<PreparedWrite>* batch) EXCLUDES(mu_);
+  void TakeQueued(std::vector<PreparedWrite>* batch, size_t* bytes) REQUIRES(mu_);
+  void Process(std::span<PreparedWrite> batch, std::span<Status> results);
+  Outcome TryCommit(std::span<PreparedWrite> batch, std::span<Status> results, Status* failure,
+                    size_t* record_bytes);
+  bool Grow(size_t needed_bytes, Status* why_not);
+  void AdoptForeignMapSize();
+  void PublishUsage();
+
+  LmdbEnv& env_;
+  ReaderGate& gate_;
+  const WriteBatcherConfig config_;
+  std::span<const std::string> namespaces_;
+  Clock& clock_;
+  StoreObserver* const observer_;
+
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<PreparedWrite> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  // True while the writer sleeps on cv_: Enqueue only pays for a wake-up when it is needed.
+  bool writer_waiting_ GUARDED_BY(mu_) = false;
+
+  std::atomic<uint64_t> commits_{0};
+  std::atomic<uint64_t> growths_{0};
+  std::atomic<uint64_t> map_size_{0};
+  std::atomic<uint64_t> used_bytes_{0};
+
+  std::thread thread_;  // Last: starts after everything above is initialised.
+};
+
+}  // namespace blobtune::store::internal
+
+#endif  // BLOBTUNE_STORE_SRC_WRITE_BATCHER_H_
