@@ -1,5 +1,6 @@
 #include "blobtune/tuner/algorithm_registry.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -165,7 +166,10 @@ template <typename Algorithm, const auto& kParams>
 StatusOr<std::unique_ptr<LimitAlgorithm>> Build(std::string_view algorithm,
                                                 const ParamMap& values) {
   typename Algorithm::Options options;
-  for (const auto& [key, value] : values) {
+  for (const auto& entry : values) {
+    // Named references rather than a structured binding: clang 14 cannot capture bindings.
+    const std::string& key = entry.first;
+    const double value = entry.second;
     const auto* param = std::find_if(kParams.begin(), kParams.end(),
                                      [&key](const auto& p) { return p.name == key; });
     if (param == kParams.end()) {
