@@ -35,7 +35,10 @@
 // nearest-rank one rather than circllhist's approximation; minRTT and sampleRTT are floored at
 // 1 ns in the gradient so a zero latency cannot divide by zero; Envoy's min_concurrency_limit
 // (the floor of computed limits, defaulting to min_concurrency) is min_limit here, and the
-// 5-updates-at-the-floor trigger compares against it.
+// 5-updates-at-the-floor trigger compares against it. Not ported: the newer proto's rule that a
+// separately configured min_concurrency_limit leaves the limit unpinned during minRTT windows,
+// and fixed_value (a static minRTT). The jitter is drawn in nanoseconds rather than whole
+// milliseconds, and when both deadlines fall on the same instant the minRTT window opens first.
 //
 // Defaults: the proto's (max 1000, p50, request_count 50, jitter 15%, min_concurrency 3, buffer
 // 25%); the proto requires the two intervals and gives no default, so they are those of Envoy's
