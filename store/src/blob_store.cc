@@ -260,7 +260,7 @@ class LmdbBlobStore final : public BlobStore {
         !s.ok()) {
       return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
     }
-    if (verify) {
+    if (verify && options_.verify_checksums) {
       if (Status s = internal::VerifyPayload(payload, info, id); !s.ok()) {
         return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
       }

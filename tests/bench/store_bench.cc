@@ -1,0 +1,317 @@
+// blobtune-store-bench: the BlobStore against raw LMDB on the same disk, in the same run.
+//
+//   build/bin/blobtune-store-bench --benchmark_repetitions=3 --benchmark_format=json
+//
+// Writes (durable, items/s = puts/s):
+//   BM_StorePutDurable/<size>                  one caller, so one put per transaction
+//   BM_StorePutGroupCommit/<size>/threads:<n>  n callers blocking in Put; avg_batch = puts/commit
+//   BM_RawLmdbPutBatch/<size>/<n>              one thread: txn_begin, n x mdb_put, txn_commit
+// Reads (warm, one read transaction per get in both: mdb_txn_renew ... mdb_txn_reset):
+//   BM_StoreGetCopy / BM_RawLmdbGetCopy        bytes copied into a reused buffer
+//   BM_StoreGetZeroCopy / BM_RawLmdbGetZeroCopy  the callback sees the bytes in the map
+// The store verifies each blob's CRC32C on every read (raw LMDB has nothing to verify); the
+// *NoVerify variants read a second store opened with verify_checksums = false.
+// Both run with glibc's heap kept resident (StoreOptions::keep_heap_resident: process-wide).
+// Set BLOBTUNE_BENCH_DIR to put the databases somewhere other than /tmp.
+#include <lmdb.h>
+#include <stdlib.h>
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "blobtune/store/blob_store.h"
+#include "blobtune/store/store_observer.h"
+
+namespace blobtune::store {
+namespace {
+
+constexpr size_t kSizes[] = {10 * 1024, 100 * 1024, 1024 * 1024};
+constexpr int kReadKeys = 16;   // Blobs per size that the read benchmarks cycle over.
+constexpr int kWriteKeys = 8;   // Ids per writer thread that the write benchmarks overwrite.
+
+std::vector<std::byte> Payload(size_t size) {
+  std::vector<std::byte> out(size);
+  uint32_t x = 12345;
+  for (auto& b : out) {
+    x = x * 1103515245u + 12345u;
+    b = static_cast<std::byte>(x >> 24);
+  }
+  return out;
+}
+
+class BatchObserver : public StoreObserver {
+ public:
+  void OnCommit(const CommitEvent& e) override {
+    commits.fetch_add(1, std::memory_order_relaxed);
+    ops.fetch_add(e.operations, std::memory_order_relaxed);
+  }
+  std::atomic<uint64_t> commits{0};
+  std::atomic<uint64_t> ops{0};
+};
+
+void Check(int rc, const char* what) {
+  if (rc != MDB_SUCCESS) {
+    std::fprintf(stderr, "%s: %s\n", what, mdb_strerror(rc));
+    std::abort();
+  }
+}
+
+// The store and a raw LMDB environment side by side, opened once for the whole run.
+struct BenchWorld {
+  std::string root;
+  std::unique_ptr<BlobStore> store;
+  std::unique_ptr<BlobStore> unverified;  // Same data, verify_checksums = false.
+  BatchObserver observer;
+  MDB_env* raw = nullptr;
+  MDB_dbi raw_dbi = 0;
+
+  BenchWorld() {
+    const char* base = std::getenv("BLOBTUNE_BENCH_DIR");
+    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/blobtune-bench-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    root = pattern;
+    StoreOptions o;
+    o.directory = root + "/store";
+    o.namespaces = {"bench"};
+    o.initial_map_size_bytes = size_t{4} << 30;
+    o.keep_heap_resident = true;
+    o.observer = &observer;
+    StatusOr<std::unique_ptr<BlobStore>> opened = BlobStore::Open(o);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "open store: %s\n", opened.status().ToString().c_str());
+      std::abort();
+    }
+    store = *std::move(opened);
+    o.directory = root + "/unverified";
+    o.verify_checksums = false;
+    o.observer = nullptr;
+    opened = BlobStore::Open(o);
+    if (!opened.ok()) std::abort();
+    unverified = *std::move(opened);
+
+    std::filesystem::create_directory(root + "/raw");
+    Check(mdb_env_create(&raw), "mdb_env_create");
+    Check(mdb_env_set_mapsize(raw, size_t{4} << 30), "mdb_env_set_mapsize");
+    Check(mdb_env_set_maxdbs(raw, 1), "mdb_env_set_maxdbs");
+    Check(mdb_env_open(raw, (root + "/raw").c_str(), MDB_NOTLS, 0644), "mdb_env_open");
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(raw, nullptr, 0, &txn), "mdb_txn_begin");
+    Check(mdb_dbi_open(txn, "bench", MDB_CREATE, &raw_dbi), "mdb_dbi_open");
+    Check(mdb_txn_commit(txn), "mdb_txn_commit");
+
+    for (size_t size : kSizes) {  // The blobs the read benchmarks read.
+      const auto payload = Payload(size);
+      for (int k = 0; k < kReadKeys; ++k) {
+        const std::string id = ReadId(size, k);
+        if (!store->Put("bench", id, payload).ok()) std::abort();
+        if (!unverified->Put("bench", id, payload).ok()) std::abort();
+        Check(mdb_txn_begin(raw, nullptr, 0, &txn), "mdb_txn_begin");
+        MDB_val key{id.size(), const_cast<char*>(id.data())};
+        MDB_val val{payload.size(), const_cast<std::byte*>(payload.data())};
+        Check(mdb_put(txn, raw_dbi, &key, &val, 0), "mdb_put");
+        Check(mdb_txn_commit(txn), "mdb_txn_commit");
+      }
+    }
+  }
+  ~BenchWorld() {
+    store.reset();
+    unverified.reset();
+    mdb_env_close(raw);
+    std::error_code ignored;
+    std::filesystem::remove_all(root, ignored);
+  }
+  static std::string ReadId(size_t size, int k) {
+    return "read-" + std::to_string(size) + "-" + std::to_string(k);
+  }
+};
+
+BenchWorld* world = nullptr;
+
+void SetCounters(benchmark::State& state, size_t size) {
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+}
+
+void BM_StorePutDurable(benchmark::State& state) {
+  const size_t size = static_cast<size_t>(state.range(0));
+  const auto payload = Payload(size);
+  int i = 0;
+  for (auto _ : state) {
+    const std::string id = "put-" + std::to_string(size) + "-" + std::to_string(i++ % kWriteKeys);
+    if (!world->store->Put("bench", id, payload).ok()) state.SkipWithError("put failed");
+  }
+  SetCounters(state, size);
+}
+
+void BM_StorePutGroupCommit(benchmark::State& state) {
+  const size_t size = static_cast<size_t>(state.range(0));
+  const auto payload = Payload(size);
+  uint64_t commits_before = 0;
+  uint64_t ops_before = 0;
+  if (state.thread_index() == 0) {
+    commits_before = world->observer.commits.load();
+    ops_before = world->observer.ops.load();
+  }
+  int i = 0;
+  const std::string prefix =
+      "group-" + std::to_string(size) + "-t" + std::to_string(state.thread_index()) + "-";
+  for (auto _ : state) {
+    const std::string id = prefix + std::to_string(i++ % kWriteKeys);
+    if (!world->store->Put("bench", id, payload).ok()) state.SkipWithError("put failed");
+  }
+  SetCounters(state, size);
+  if (state.thread_index() == 0) {
+    const double commits = static_cast<double>(world->observer.commits.load() - commits_before);
+    const double ops = static_cast<double>(world->observer.ops.load() - ops_before);
+    state.counters["avg_batch"] = commits > 0 ? ops / commits : 0;
+  }
+}
+
+void BM_RawLmdbPutBatch(benchmark::State& state) {
+  const size_t size = static_cast<size_t>(state.range(0));
+  const int batch = static_cast<int>(state.range(1));
+  const auto payload = Payload(size);
+  std::vector<std::string> ids;
+  for (int k = 0; k < batch * kWriteKeys; ++k) {
+    ids.push_back("raw-" + std::to_string(size) + "-" + std::to_string(k));
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(world->raw, nullptr, 0, &txn), "mdb_txn_begin");
+    for (int b = 0; b < batch; ++b) {
+      const std::string& id = ids[next++ % ids.size()];
+      MDB_val key{id.size(), const_cast<char*>(id.data())};
+      MDB_val val{payload.size(), const_cast<std::byte*>(payload.data())};
+      Check(mdb_put(txn, world->raw_dbi, &key, &val, 0), "mdb_put");
+    }
+    Check(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * batch * size));
+}
+
+template <bool kVerify>
+void StoreGetCopy(benchmark::State& state) {
+  BlobStore& store = kVerify ? *world->store : *world->unverified;
+  const size_t size = static_cast<size_t>(state.range(0));
+  std::vector<std::string> ids;
+  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
+  std::vector<std::byte> buffer;
+  int i = 0;
+  for (auto _ : state) {
+    if (!store.Get("bench", ids[i++ % kReadKeys], &buffer, nullptr).ok()) {
+      state.SkipWithError("get failed");
+    }
+    benchmark::DoNotOptimize(buffer.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, size);
+}
+
+template <bool kVerify>
+void StoreGetZeroCopy(benchmark::State& state) {
+  BlobStore& store = kVerify ? *world->store : *world->unverified;
+  const size_t size = static_cast<size_t>(state.range(0));
+  std::vector<std::string> ids;
+  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
+  int i = 0;
+  size_t seen = 0;
+  for (auto _ : state) {
+    Status s = store.View("bench", ids[i++ % kReadKeys],
+                                  [&](std::span<const std::byte> bytes, const BlobInfo&) {
+                                    benchmark::DoNotOptimize(bytes.data());
+                                    seen += bytes.size();
+                                  });
+    if (!s.ok()) state.SkipWithError("view failed");
+  }
+  benchmark::DoNotOptimize(seen);
+  SetCounters(state, size);
+}
+
+// Raw reads use the same transaction discipline as the store: one read transaction per get,
+// recycled with mdb_txn_reset / mdb_txn_renew (the cheap path under MDB_NOTLS).
+template <bool kCopy>
+void RawGet(benchmark::State& state) {
+  const size_t size = static_cast<size_t>(state.range(0));
+  std::vector<std::string> ids;
+  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
+  std::vector<std::byte> buffer;
+  MDB_txn* txn = nullptr;
+  Check(mdb_txn_begin(world->raw, nullptr, MDB_RDONLY, &txn), "mdb_txn_begin");
+  mdb_txn_reset(txn);
+  int i = 0;
+  size_t seen = 0;
+  for (auto _ : state) {
+    Check(mdb_txn_renew(txn), "mdb_txn_renew");
+    const std::string& id = ids[i++ % kReadKeys];
+    MDB_val key{id.size(), const_cast<char*>(id.data())};
+    MDB_val val{};
+    Check(mdb_get(txn, world->raw_dbi, &key, &val), "mdb_get");
+    const auto* p = static_cast<const std::byte*>(val.mv_data);
+    if constexpr (kCopy) {
+      buffer.assign(p, p + val.mv_size);
+      benchmark::DoNotOptimize(buffer.data());
+      benchmark::ClobberMemory();
+    } else {
+      benchmark::DoNotOptimize(p);
+      seen += val.mv_size;
+    }
+    mdb_txn_reset(txn);
+  }
+  mdb_txn_abort(txn);
+  benchmark::DoNotOptimize(seen);
+  SetCounters(state, size);
+}
+
+void BM_StoreGetCopy(benchmark::State& state) { StoreGetCopy<true>(state); }
+void BM_StoreGetCopyNoVerify(benchmark::State& state) { StoreGetCopy<false>(state); }
+void BM_StoreGetZeroCopy(benchmark::State& state) { StoreGetZeroCopy<true>(state); }
+void BM_StoreGetZeroCopyNoVerify(benchmark::State& state) { StoreGetZeroCopy<false>(state); }
+void BM_RawLmdbGetCopy(benchmark::State& state) { RawGet<true>(state); }
+void BM_RawLmdbGetZeroCopy(benchmark::State& state) { RawGet<false>(state); }
+
+void SizeArgs(benchmark::internal::Benchmark* b) {
+  for (size_t size : kSizes) b->Arg(static_cast<int64_t>(size));
+}
+
+BENCHMARK(BM_StorePutDurable)->Apply(SizeArgs)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_StorePutGroupCommit)
+    ->Apply(SizeArgs)
+    ->Threads(1)
+    ->Threads(2)
+    ->Threads(8)
+    ->Threads(32)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RawLmdbPutBatch)
+    ->ArgsProduct({{10 * 1024, 100 * 1024, 1024 * 1024}, {1, 2, 8, 32}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_StoreGetCopy)->Apply(SizeArgs);
+BENCHMARK(BM_RawLmdbGetCopy)->Apply(SizeArgs);
+BENCHMARK(BM_StoreGetCopyNoVerify)->Apply(SizeArgs);
+BENCHMARK(BM_StoreGetZeroCopy)->Apply(SizeArgs);
+BENCHMARK(BM_StoreGetZeroCopyNoVerify)->Apply(SizeArgs);
+BENCHMARK(BM_RawLmdbGetZeroCopy)->Apply(SizeArgs);
+
+}  // namespace
+}  // namespace blobtune::store
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  blobtune::store::BenchWorld world;
+  blobtune::store::world = &world;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  blobtune::store::world = nullptr;
+  return 0;
+}
