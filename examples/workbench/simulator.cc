@@ -45,7 +45,7 @@ class Simulation {
     kExpired,  // Its deadline passed in the queue; freed when the queue pops it.
     kGranted,  // Holds a permit and walks the plant.
     kFailing,  // Holds a permit; will error fast or hang until its deadline.
-    kDone,     // Its permit ended; it may still occupy the plant (the client gave up).
+    kDone,     // Its permit ended.
   };
   struct Request {
     int client = 0;
@@ -58,10 +58,12 @@ class Simulation {
     uint32_t generation = 0;
     RequestState state = RequestState::kDone;
     bool in_plant = false;
+    bool late = false;  // Its deadline passed in the plant: it will end dropped.
   };
   struct ClientState {
     std::unique_ptr<Admission> admission;
-    std::deque<int> queue;
+    std::deque<int> queue;  // Expired requests stay in it until they reach an end.
+    int64_t queued = 0;     // Requests in `queue` still waiting (not expired).
     Rng arrivals{0}, sizes{0}, work{0}, failures{0};
     uint64_t arrival_generation = 0;
     int64_t jobs_started = 0;
@@ -192,23 +194,38 @@ void Simulation::CreateRequest(int client, int steps_left) {
       std::max(0.0, std::round(spec.size_bytes.Sample(c.sizes) * spec.size_scale)));
   req.state = RequestState::kQueued;
   req.in_plant = false;
+  req.late = false;
   c.queue.push_back(r);
-  if (req.deadline != kNever) Push(req.deadline, EventKind::kDeadline, r, req.generation);
+  ++c.queued;
   Dispatch(client);
+  if (Req(r).state == RequestState::kQueued && spec.max_queue && c.queued > *spec.max_queue) {
+    // No permit and no room to wait: rejected at once (it is the newest, at the back).
+    c.queue.pop_back();
+    --c.queued;
+    Free(r);
+    if (PhaseStats* phase = PhaseAt(now_)) ++phase->rejected;
+    JobDone(client);
+    return;
+  }
+  if (Req(r).deadline != kNever) {  // Granted or still queued: its deadline applies.
+    Push(Req(r).deadline, EventKind::kDeadline, r, Req(r).generation);
+  }
 }
 
 void Simulation::Dispatch(int client) {
   ClientState& c = ClientOf(client);
+  const bool lifo = SpecOf(client).lifo;
   while (!c.queue.empty()) {
-    int r = c.queue.front();
+    int r = lifo ? c.queue.back() : c.queue.front();
     if (Req(r).state == RequestState::kExpired) {
-      c.queue.pop_front();
+      lifo ? c.queue.pop_back() : c.queue.pop_front();
       Free(r);
       continue;
     }
     std::optional<int> ticket = c.admission->TryAdmit();
     if (!ticket) break;
-    c.queue.pop_front();
+    lifo ? c.queue.pop_back() : c.queue.pop_front();
+    --c.queued;
     Grant(r, *ticket);
   }
 }
@@ -253,11 +270,7 @@ void Simulation::OnStageDone(int r) {
     return;
   }
   req.in_plant = false;
-  if (req.state == RequestState::kGranted) {
-    Settle(r, AccessOutcome::kSuccess);
-  } else {
-    Free(r);  // The client gave up on it at its deadline.
-  }
+  Settle(r, req.late ? AccessOutcome::kDropped : AccessOutcome::kSuccess);
 }
 
 void Simulation::Settle(int r, AccessOutcome outcome) {
@@ -285,7 +298,7 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
     ++bucket_successes_;
     bucket_latency_ms_ += static_cast<double>(now_ - req.granted) / 1e6;
   }
-  if (!req.in_plant) Free(r);
+  Free(r);
   if (outcome == AccessOutcome::kSuccess && steps_left > 0) {
     StartStep(client, steps_left - 1);
   } else {
@@ -299,10 +312,22 @@ void Simulation::OnDeadline(int r, uint32_t generation) {
   if (req.generation != generation) return;
   if (req.state == RequestState::kQueued) {
     req.state = RequestState::kExpired;
+    ClientState& c = ClientOf(req.client);
+    --c.queued;
+    // A LIFO queue keeps its stale entries at the far end; sweep them out now and then.
+    if (c.queue.size() > 2 * static_cast<size_t>(c.queued) + 1024) {
+      std::erase_if(c.queue, [this](int q) {
+        if (Req(q).state != RequestState::kExpired) return false;
+        Free(q);
+        return true;
+      });
+    }
     if (PhaseStats* phase = PhaseAt(now_)) ++phase->expired;
     JobDone(req.client);
-  } else if (req.state == RequestState::kGranted || req.state == RequestState::kFailing) {
-    Settle(r, AccessOutcome::kDropped);
+  } else if (req.state == RequestState::kFailing) {
+    Settle(r, AccessOutcome::kDropped);  // A hang ends at the deadline.
+  } else if (req.state == RequestState::kGranted) {
+    req.late = true;  // The plant cannot be stopped: the permit ends when the work does.
   }
 }
 

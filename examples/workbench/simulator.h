@@ -3,9 +3,10 @@
 // Clients create requests (closed loop: a fixed number of jobs outstanding; open loop: Poisson
 // arrivals). A request waits in its client's FIFO queue until the client's Admission (a static
 // cap, or the real Limiter through a FakeClock) grants it, then fails fast, hangs, or walks the
-// plant's stages; its permit ends with success, or dropped at an error or at its deadline (a
-// request the client gave up on still occupies the plant until its service ends). Steps change
-// parameters at their times. Events are ordered by (time, sequence number) and every random
+// plant's stages. Its permit ends with success, or dropped: after a fast error, at the deadline
+// for a hang, or when the plant finishes a request whose deadline passed meanwhile (work already
+// in the plant cannot be called back, so its permit is held until the plant lets go; a request
+// whose deadline passes while it queues for a permit just expires). Steps change parameters at their times. Events are ordered by (time, sequence number) and every random
 // stream is seeded, so a seed gives the same result on every run; nothing sleeps.
 //
 //   SimulationOptions options;
@@ -57,6 +58,7 @@ struct PhaseStats {
   uint64_t successes = 0;
   uint64_t dropped = 0;    // Errors, hangs and deadline misses of granted requests.
   uint64_t expired = 0;    // Requests whose deadline passed while they queued for a permit.
+  uint64_t rejected = 0;   // Requests that found their client's queue full.
   LatencyHistogram latency;  // Access latency of successes.
   std::vector<uint64_t> successes_by_client;
 

@@ -113,6 +113,18 @@ ClientSpec ParseClient(const json& j, const std::string& path, size_t index,
     r.Fail("load", "is required ({\"type\": \"closed\", ...} or {\"type\": \"open\", ...})");
   }
   if (r.Has("deadline_ms")) client.deadline_ms = r.Number("deadline_ms", std::nullopt, 1e-6);
+  std::string order = r.String("queue_order", "fifo");
+  if (order != "fifo" && order != "lifo") {
+    r.Fail("queue_order", "must be \"fifo\" or \"lifo\", got \"" + order + "\"");
+  }
+  client.lifo = order == "lifo";
+  if (r.Has("max_queue")) {
+    client.max_queue = r.Int("max_queue", std::nullopt, 0);
+    // A closed-loop job that is rejected would start again at once, forever.
+    if (r.ok() && client.load != ClientSpec::Load::kOpen) {
+      r.Fail("max_queue", "applies to open-loop clients only");
+    }
+  }
   client.requests_per_job = static_cast<int>(r.Int("requests_per_job", 1, 1, 1000));
   if (r.Has("work_ms")) {
     Distribution work;

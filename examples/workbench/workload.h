@@ -58,6 +58,10 @@ struct ClientSpec {
   std::optional<int64_t> total_jobs;     // kClosed: stop after this many jobs (fixed work).
   double rate_per_s = 0.0;               // kOpen. Steppable.
   std::optional<double> deadline_ms;     // From a request's creation; late requests are dropped.
+  // The client's own queue of requests waiting for a permit: its order, and the most requests
+  // it holds (a request that finds it full is rejected at once and its job fails).
+  bool lifo = false;
+  std::optional<int64_t> max_queue;
   int requests_per_job = 1;              // Sequential requests per job, each with its own permit.
   std::optional<Distribution> work_ms;   // Work before each request, outside the limiter.
   Distribution size_bytes;               // Blob size of each request (default 0).

@@ -1,0 +1,113 @@
+#include "bench_runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "blobtune/tuner/algorithm_registry.h"
+#include "limiter_admission.h"
+
+namespace blobtune::workbench {
+namespace {
+
+// Time series buckets: about 400 per run, none shorter than 50 ms.
+double BucketSeconds(const Workload& w) { return std::max(0.05, w.duration_s / 400.0); }
+
+StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload, const std::string& spec,
+                                    const BenchOptions& options) {
+  SimulationOptions sim;
+  sim.phase_bounds = PhaseBounds(workload);
+  sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
+  sim.make_admission = [&](size_t, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
+        options.make_algorithm(spec, workload.max_limit);
+    if (!algorithm.ok()) return algorithm.status();
+    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
+        LimiterAdmission::Create(*std::move(algorithm), clock);
+    if (!admission.ok()) return admission.status();
+    return std::unique_ptr<Admission>(*std::move(admission));
+  };
+  StatusOr<SimulationResult> result = Simulate(workload, sim);
+  if (!result.ok()) return result.status().WithContext(workload.name + " with " + spec);
+  AlgorithmRun run;
+  run.algorithm = spec;
+  run.simulation = *std::move(result);
+  return run;
+}
+
+// Runs `tasks` on up to `threads` threads; each task writes only its own slot.
+void RunParallel(size_t tasks, int threads, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks; i = next++) task(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && static_cast<size_t>(t) < tasks; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std::string& spec,
+                                                                       int max_limit) {
+  StatusOr<tuner::AlgorithmSpec> parsed = tuner::ParseAlgorithmSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<std::string_view> params = tuner::AlgorithmParamNames(parsed->name);
+  if (!parsed->params.contains("max_limit") &&
+      std::find(params.begin(), params.end(), "max_limit") != params.end()) {
+    parsed->params["max_limit"] = max_limit;
+  }
+  return tuner::MakeAlgorithm(*parsed);
+}
+
+StatusOr<BenchReport> RunBench(const BenchOptions& options) {
+  if (options.algorithms.empty()) return Status::InvalidArgument("no algorithm to run");
+  BenchReport report;
+  for (const std::string& file : options.workload_files) {
+    StatusOr<Workload> workload = LoadWorkload(file);
+    if (!workload.ok()) return workload.status();
+    if (options.seed) workload->seed = *options.seed;
+    WorkloadReport& entry = report.workloads.emplace_back();
+    entry.file = file;
+    entry.workload = *std::move(workload);
+  }
+  for (WorkloadReport& entry : report.workloads) {
+    const Workload& w = entry.workload;
+    auto start = std::chrono::steady_clock::now();
+    OracleOptions oracle_options = options.oracle;
+    oracle_options.threads = options.threads;
+    StatusOr<std::vector<PhaseOracle>> oracle = ComputeOracle(w, oracle_options);
+    if (!oracle.ok()) return oracle.status().WithContext(w.name + ": oracle");
+    entry.oracle = *std::move(oracle);
+    double oracle_s = SecondsSince(start);
+
+    start = std::chrono::steady_clock::now();
+    std::vector<StatusOr<AlgorithmRun>> runs(options.algorithms.size(),
+                                             Status::Internal("not run"));
+    RunParallel(runs.size(), options.threads, [&](size_t i) {
+      runs[i] = RunAlgorithm(w, options.algorithms[i], options);
+    });
+    for (StatusOr<AlgorithmRun>& run : runs) {
+      if (!run.ok()) return run.status();
+      run->score = ScoreRun(w, entry.oracle, run->simulation);
+      if (!options.keep_series) run->simulation.series.clear();
+      entry.runs.push_back(*std::move(run));
+    }
+    if (options.progress) {
+      char line[200];
+      std::snprintf(line, sizeof line, "%-28s oracle %5.2f s, %zu algorithms %5.2f s", w.name.c_str(),
+                    oracle_s, runs.size(), SecondsSince(start));
+      options.progress(line);
+    }
+  }
+  return report;
+}
+
+}  // namespace blobtune::workbench

@@ -1,0 +1,81 @@
+// RunBench: runs every algorithm over every workload, next to the oracle, and scores the runs.
+//
+// For each workload: the oracle's sweep per phase (oracle.h), then one simulation per algorithm
+// with a fresh algorithm in each client's real Limiter (limiter_admission.h), then the scores
+// (score.h). Simulations run on `threads` threads; each is seeded from the workload (or the
+// --seed override), so a run gives the same report whatever the thread count.
+//
+//   BenchOptions options;
+//   options.workload_files = {"tests/workloads/delivery_model.json"};
+//   options.algorithms = {"aimd", "gradient2"};
+//   StatusOr<BenchReport> report = RunBench(options);
+//
+// Thread-safety: reentrant.
+#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_
+#define BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/status_or.h"
+#include "oracle.h"
+#include "score.h"
+#include "simulator.h"
+#include "workload.h"
+
+namespace blobtune::workbench {
+
+// Makes one algorithm instance from a spec ("aimd", "aimd:backoff_ratio=0.8") for a workload
+// whose limits may go up to `max_limit`.
+using AlgorithmFactory =
+    std::function<StatusOr<std::unique_ptr<tuner::LimitAlgorithm>>(const std::string& spec,
+                                                                    int max_limit)>;
+
+// The registry's algorithms (algorithm_registry.h), with max_limit set from the workload when
+// the spec does not set it and the algorithm takes it.
+StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std::string& spec,
+                                                                       int max_limit);
+
+struct BenchOptions {
+  std::vector<std::string> workload_files;
+  // Algorithm specs to run. REQUIRES: non-empty.
+  std::vector<std::string> algorithms;
+  // Replaces every workload's own seed.
+  std::optional<uint64_t> seed;
+  OracleOptions oracle;
+  int threads = 2;
+  // Keep each run's time series (for plots).
+  bool keep_series = false;
+  AlgorithmFactory make_algorithm = MakeRegistryAlgorithm;
+  // Called with one line per finished step of work ("oracle delivery_model 1.2 s").
+  std::function<void(std::string_view)> progress;
+};
+
+struct AlgorithmRun {
+  std::string algorithm;
+  SimulationResult simulation;
+  Score score;
+};
+
+struct WorkloadReport {
+  std::string file;
+  Workload workload;
+  std::vector<PhaseOracle> oracle;
+  std::vector<AlgorithmRun> runs;
+};
+
+struct BenchReport {
+  std::vector<WorkloadReport> workloads;
+};
+
+StatusOr<BenchReport> RunBench(const BenchOptions& options);
+
+}  // namespace blobtune::workbench
+
+#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_

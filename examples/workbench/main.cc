@@ -1,0 +1,186 @@
+// blobtune-workbench: scores the tuner's limit algorithms on simulated workloads against the best
+// static limit, in virtual time (a 10-minute workload takes well under a second).
+//
+//   build/bin/blobtune-workbench --suite tests/workloads
+//   build/bin/blobtune-workbench --workload tests/workloads/delivery_model.json
+//       --algorithm aimd gradient2 --plot plots/ --json > report.json   (one line)
+//
+// The workload format is documented in docs/WORKLOADS.md, the metrics in score.h.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench_runner.h"
+#include "blobtune/tuner/algorithm_registry.h"
+#include "report.h"
+#include "svg_plot.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace wb = blobtune::workbench;
+
+constexpr std::string_view kUsage = R"(usage: blobtune-workbench (--workload FILE... | --suite DIR) [options]
+
+Runs limit algorithms through the real blobtune limiter against simulated workloads and compares
+each with the best static limit of every phase (the oracle).
+
+  --workload FILE...    workload files (JSON, see docs/WORKLOADS.md)
+  --suite DIR           every *.json file in DIR, in name order
+  --algorithm SPEC...   algorithms to run, as registry specs ("aimd", "vegas:alpha=4");
+                        default: every registered algorithm
+  --json                print the report as JSON instead of a table
+  --plot DIR            write one SVG per workload into DIR
+  --seed N              seed every workload with N instead of its own seed
+  --threads N           simulations run at once (default 2)
+  --help                this text
+
+Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload file.
+)";
+
+struct Flags {
+  std::vector<std::string> workloads;
+  std::vector<std::string> algorithms;
+  bool json = false;
+  std::string plot_dir;
+  std::optional<uint64_t> seed;
+  int threads = 2;
+};
+
+int UsageError(const std::string& message) {
+  std::cerr << "blobtune-workbench: " << message << "\n(try --help)\n";
+  return 2;
+}
+
+template <typename T>
+bool ParseNumber(std::string_view text, T& out) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
+int ParseFlags(int argc, char** argv, Flags& flags) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  bool have_suite = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view flag = args[i];
+    // The values of a flag: the arguments up to the next one that starts with "--".
+    auto values = [&] {
+      std::vector<std::string> list;
+      while (i + 1 < args.size() && !args[i + 1].starts_with("--")) list.emplace_back(args[++i]);
+      return list;
+    };
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (flag == "--workload") {
+      std::vector<std::string> files = values();
+      if (files.empty()) return UsageError("--workload needs at least one file");
+      flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
+    } else if (flag == "--suite") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--suite needs exactly one directory");
+      std::error_code error;
+      std::vector<std::string> files;
+      for (const fs::directory_entry& entry : fs::directory_iterator(dirs[0], error)) {
+        if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+      }
+      if (error) return UsageError("--suite " + dirs[0] + ": " + error.message());
+      if (files.empty()) return UsageError("--suite " + dirs[0] + ": no *.json workload in it");
+      std::sort(files.begin(), files.end());
+      flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
+      have_suite = true;
+    } else if (flag == "--algorithm") {
+      std::vector<std::string> specs = values();
+      if (specs.empty()) return UsageError("--algorithm needs at least one name");
+      flags.algorithms.insert(flags.algorithms.end(), specs.begin(), specs.end());
+    } else if (flag == "--json") {
+      flags.json = true;
+    } else if (flag == "--plot") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--plot needs exactly one directory");
+      flags.plot_dir = dirs[0];
+    } else if (flag == "--seed") {
+      std::vector<std::string> seeds = values();
+      uint64_t seed = 0;
+      if (seeds.size() != 1 || !ParseNumber(seeds[0], seed)) {
+        return UsageError("--seed needs one non-negative integer");
+      }
+      flags.seed = seed;
+    } else if (flag == "--threads") {
+      std::vector<std::string> counts = values();
+      if (counts.size() != 1 || !ParseNumber(counts[0], flags.threads) || flags.threads < 1 ||
+          flags.threads > 256) {
+        return UsageError("--threads needs an integer in [1, 256]");
+      }
+    } else {
+      return UsageError("unknown argument \"" + std::string(flag) + "\"");
+    }
+  }
+  (void)have_suite;
+  if (flags.workloads.empty()) return UsageError("give --workload FILE... or --suite DIR");
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, flags); code >= 0) return code;
+
+  wb::BenchOptions options;
+  options.workload_files = flags.workloads;
+  options.seed = flags.seed;
+  options.threads = flags.threads;
+  options.keep_series = !flags.plot_dir.empty();
+  if (flags.algorithms.empty()) {
+    for (std::string_view name : blobtune::tuner::AlgorithmNames()) {
+      options.algorithms.emplace_back(name);
+    }
+  } else {
+    options.algorithms = flags.algorithms;
+  }
+  for (const std::string& spec : options.algorithms) {  // Fail before any simulation runs.
+    blobtune::StatusOr<std::unique_ptr<blobtune::tuner::LimitAlgorithm>> algorithm =
+        wb::MakeRegistryAlgorithm(spec, 1000);
+    if (!algorithm.ok()) return UsageError("--algorithm " + spec + ": " + algorithm.status().ToString());
+  }
+  options.progress = [](std::string_view line) { std::cerr << line << "\n"; };
+
+  auto start = std::chrono::steady_clock::now();
+  blobtune::StatusOr<wb::BenchReport> report = wb::RunBench(options);
+  if (!report.ok()) {
+    std::cerr << "blobtune-workbench: " << report.status() << "\n";
+    bool bad_input = report.status().code() == blobtune::StatusCode::kInvalidArgument ||
+                     report.status().code() == blobtune::StatusCode::kNotFound;
+    return bad_input ? 2 : 1;
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (!flags.plot_dir.empty()) {
+    std::error_code error;
+    fs::create_directories(flags.plot_dir, error);
+    for (const wb::WorkloadReport& entry : report->workloads) {
+      std::string file = (fs::path(flags.plot_dir) / (entry.workload.name + ".svg")).string();
+      if (blobtune::Status s = wb::WriteSvgPlot(entry, file); !s.ok()) {
+        std::cerr << "blobtune-workbench: " << s << "\n";
+        return 1;
+      }
+    }
+  }
+  if (flags.json) {
+    std::cout << wb::ReportJson(*report, std::string(blobtune::tuner::MakeDefaultAlgorithm()->name()));
+  } else {
+    wb::PrintTable(*report, std::cout);
+    std::cout << "(" << report->workloads.size() << " workloads x " << options.algorithms.size()
+              << " algorithms in " << std::fixed << std::setprecision(1) << seconds << " s)\n";
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+// The workbench's outputs: the JSON other tools read, and the table people read.
+//
+// JSON (names are an interface; keep them):
+//   {"default_algorithm": "gradient2",
+//    "workloads": [{"name": "...",
+//      "phases": [{"start_s": 0, "end_s": 60,
+//                  "oracle": {"limit": 11, "throughput": 480.0, "p99_ms": 25.1}}],
+//      "results": [{"algorithm": "aimd", "throughput_ratio": 0.93, "p99_ratio": 1.8,
+//                   "recovery_rtts": 12.0, "limit_cv": 0.08, "fairness": null,
+//                   "regret": 0.12}]}]}
+//
+// Thread-safety: pure functions.
+#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_
+#define BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_
+
+#include <ostream>
+#include <string>
+
+#include "bench_runner.h"
+
+namespace blobtune::workbench {
+
+// The report as JSON text (two-space indented, numbers rounded to 4 significant digits).
+std::string ReportJson(const BenchReport& report, const std::string& default_algorithm);
+
+// One block per workload (its oracle, then a row per algorithm), then the mean regret of each
+// algorithm over all workloads.
+void PrintTable(const BenchReport& report, std::ostream& out);
+
+}  // namespace blobtune::workbench
+
+#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_

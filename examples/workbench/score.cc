@@ -1,0 +1,144 @@
+#include "score.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace blobtune::workbench {
+namespace {
+
+using LimitSteps = std::vector<std::pair<double, int>>;
+
+// Time-weighted sum of limit and limit^2 over [from, to) of a step function.
+void Integrate(const LimitSteps& steps, double from, double to, double& sum, double& sum_sq) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double begin = std::max(from, steps[i].first);
+    double end = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : to);
+    if (end <= begin) continue;
+    double l = steps[i].second;
+    sum += l * (end - begin);
+    sum_sq += l * l * (end - begin);
+  }
+}
+
+// Seconds after `from` until the limit enters [lo, hi] for good before `to`; nullopt if it is
+// outside at `to`.
+std::optional<double> TimeToSettle(const LimitSteps& steps, double from, double to, double lo,
+                                   double hi) {
+  double settled_at = from;
+  bool inside = true;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double begin = steps[i].first;
+    double end = i + 1 < steps.size() ? steps[i + 1].first : to;
+    if (end <= from || begin >= to) continue;
+    bool in_band = steps[i].second >= lo && steps[i].second <= hi;
+    if (in_band && !inside) settled_at = std::max(from, begin);
+    inside = in_band;
+  }
+  if (!inside) return std::nullopt;
+  return settled_at - from;
+}
+
+std::optional<double> RecoveryRtts(const std::vector<PhaseOracle>& oracle,
+                                   const SimulationResult& run) {
+  // Steps into a phase where nothing can succeed (X* = 0) have no L* worth reaching.
+  size_t worst = 0;
+  double worst_change = -1.0;
+  for (size_t p = 1; p < oracle.size(); ++p) {
+    if (oracle[p].throughput <= 0.0 || oracle[p].p50_ms <= 0.0) continue;
+    double change = std::abs(std::log(static_cast<double>(oracle[p].limit) / oracle[p - 1].limit));
+    if (change > worst_change) {
+      worst_change = change;
+      worst = p;
+    }
+  }
+  if (worst == 0) return 0.0;
+  const PhaseStats& phase = run.phases[worst];
+  if (phase.end_s <= phase.start_s) return std::nullopt;  // The work ended before the step.
+  double target = oracle[worst].limit;
+  double lo = std::min(target * (1 - kRecoveryBand), target - 1);
+  double hi = std::max(target * (1 + kRecoveryBand), target + 1);
+  double rtt_s = oracle[worst].p50_ms / 1000.0;
+  double slowest = 0.0;
+  for (const LimitSteps& steps : run.limit_changes) {
+    std::optional<double> t = TimeToSettle(steps, phase.start_s, phase.end_s, lo, hi);
+    if (!t) return std::nullopt;
+    slowest = std::max(slowest, *t);
+  }
+  return slowest / rtt_s;
+}
+
+}  // namespace
+
+Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
+               const SimulationResult& run) {
+  Score score;
+  double weight = 0.0, p99_weight = 0.0, all_time = 0.0;
+  double cv_sum = 0.0, cv_weight = 0.0, limit_sum = 0.0;
+  size_t clients = workload.clients.size();
+  std::vector<double> client_x(clients, 0.0), client_x_star(clients, 0.0);
+  for (size_t p = 0; p < run.phases.size(); ++p) {
+    const PhaseStats& phase = run.phases[p];
+    const PhaseOracle& best = oracle[p];
+    double w = phase.end_s - phase.start_s;
+    if (w <= 0.0) continue;
+    all_time += w;
+    score.throughput += phase.throughput() * w;
+    score.p99_ms += phase.latency.QuantileMs(0.99) * w;
+    for (size_t c = 0; c < clients; ++c) {
+      client_x[c] += static_cast<double>(phase.successes_by_client[c]);
+      client_x_star[c] += best.client_throughput[c] * w;
+    }
+    for (const LimitSteps& steps : run.limit_changes) {
+      double sum = 0.0, sum_sq = 0.0, mid = (phase.start_s + phase.end_s) / 2;
+      Integrate(steps, phase.start_s, phase.end_s, limit_sum, sum_sq);
+      sum_sq = 0.0;
+      Integrate(steps, mid, phase.end_s, sum, sum_sq);
+      double half = phase.end_s - mid;
+      double mean = sum / half;
+      double variance = std::max(0.0, sum_sq / half - mean * mean);
+      if (mean > 0.0) {
+        cv_sum += std::sqrt(variance) / mean * half;
+        cv_weight += half;
+      }
+    }
+    if (best.throughput <= 0.0) continue;
+    double x_ratio = phase.throughput() / best.throughput;
+    weight += w;
+    score.throughput_ratio += w * x_ratio;
+    double latency_excess = 0.0;
+    if (phase.successes > 0 && best.p99_ms > 0.0) {
+      double p99_ratio = phase.latency.QuantileMs(0.99) / best.p99_ms;
+      score.p99_ratio += w * p99_ratio;
+      p99_weight += w;
+      latency_excess = std::max(0.0, std::log2(p99_ratio));
+    }
+    score.regret += w * (std::max(0.0, 1.0 - x_ratio) + kRegretLatencyWeight * latency_excess);
+  }
+  if (weight > 0.0) {
+    score.throughput_ratio /= weight;
+    score.regret /= weight;
+  }
+  if (p99_weight > 0.0) score.p99_ratio /= p99_weight;
+  if (all_time > 0.0) {
+    score.throughput /= all_time;
+    score.p99_ms /= all_time;
+    score.mean_limit = limit_sum / all_time / static_cast<double>(std::max<size_t>(1, clients));
+  }
+  if (cv_weight > 0.0) score.limit_cv = cv_sum / cv_weight;
+  score.recovery_rtts = RecoveryRtts(oracle, run);
+  if (clients > 1) {
+    double sum = 0.0, sum_sq = 0.0;
+    int n = 0;
+    for (size_t c = 0; c < clients; ++c) {
+      if (client_x_star[c] <= 0.0) continue;
+      double x = client_x[c] / client_x_star[c];
+      sum += x;
+      sum_sq += x * x;
+      ++n;
+    }
+    if (n > 0 && sum_sq > 0.0) score.fairness = sum * sum / (n * sum_sq);
+  }
+  return score;
+}
+
+}  // namespace blobtune::workbench
