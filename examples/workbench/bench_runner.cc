@@ -22,7 +22,7 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload, const std::string&
   sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
   sim.make_admission = [&](size_t, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
-        options.make_algorithm(spec, workload.max_limit);
+        options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
     if (!algorithm.ok()) return algorithm.status();
     StatusOr<std::unique_ptr<LimiterAdmission>> admission =
         LimiterAdmission::Create(*std::move(algorithm), clock);
@@ -56,14 +56,18 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std::string& spec,
-                                                                       int max_limit) {
+                                                                       const LimitBounds& bounds) {
   StatusOr<tuner::AlgorithmSpec> parsed = tuner::ParseAlgorithmSpec(spec);
   if (!parsed.ok()) return parsed.status();
   std::vector<std::string_view> params = tuner::AlgorithmParamNames(parsed->name);
-  if (!parsed->params.contains("max_limit") &&
-      std::find(params.begin(), params.end(), "max_limit") != params.end()) {
-    parsed->params["max_limit"] = max_limit;
-  }
+  auto set_default = [&](const char* param, int value) {
+    if (value > 0 && !parsed->params.contains(param) &&
+        std::find(params.begin(), params.end(), param) != params.end()) {
+      parsed->params[param] = value;
+    }
+  };
+  set_default("max_limit", bounds.max_limit);
+  set_default("initial_limit", std::min(bounds.initial_limit, bounds.max_limit));
   return tuner::MakeAlgorithm(*parsed);
 }
 

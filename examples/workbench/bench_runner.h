@@ -31,16 +31,20 @@
 
 namespace blobtune::workbench {
 
-// Makes one algorithm instance from a spec ("aimd", "aimd:backoff_ratio=0.8") for a workload
-// whose limits may go up to `max_limit`.
-using AlgorithmFactory =
-    std::function<StatusOr<std::unique_ptr<tuner::LimitAlgorithm>>(const std::string& spec,
-                                                                    int max_limit)>;
+// What a workload says about the limits of the algorithms run on it.
+struct LimitBounds {
+  int max_limit = 1000;
+  int initial_limit = 0;  // 0: the algorithm's own default.
+};
 
-// The registry's algorithms (algorithm_registry.h), with max_limit set from the workload when
-// the spec does not set it and the algorithm takes it.
+// Makes one algorithm instance from a spec ("aimd", "aimd:backoff_ratio=0.8").
+using AlgorithmFactory = std::function<StatusOr<std::unique_ptr<tuner::LimitAlgorithm>>(
+    const std::string& spec, const LimitBounds& bounds)>;
+
+// The registry's algorithms (algorithm_registry.h), with max_limit and initial_limit taken from
+// the workload when the spec leaves them out and the algorithm has them.
 StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std::string& spec,
-                                                                       int max_limit);
+                                                                       const LimitBounds& bounds);
 
 struct BenchOptions {
   std::vector<std::string> workload_files;

@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& spec : options.algorithms) {  // Fail before any simulation runs.
     blobtune::StatusOr<std::unique_ptr<blobtune::tuner::LimitAlgorithm>> algorithm =
-        wb::MakeRegistryAlgorithm(spec, 1000);
+        wb::MakeRegistryAlgorithm(spec, wb::LimitBounds{});
     if (!algorithm.ok()) return UsageError("--algorithm " + spec + ": " + algorithm.status().ToString());
   }
   options.progress = [](std::string_view line) { std::cerr << line << "\n"; };

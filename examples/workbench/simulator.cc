@@ -115,6 +115,8 @@ class Simulation {
   std::vector<int> free_requests_;
   std::vector<int64_t> bounds_ns_;
   int64_t bucket_ns_ = 0;
+  int64_t stamp_ns_ = -1;                  // The time of the latest success...
+  std::vector<uint64_t> stamp_successes_;  // ...and each client's successes at that time.
   uint64_t bucket_successes_ = 0;
   double bucket_latency_ms_ = 0.0;
   SimulationResult result_;
@@ -286,8 +288,19 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
       ++phase->successes;
       ++phase->successes_by_client[static_cast<size_t>(client)];
       phase->latency.Record(Duration(now_ - req.granted));
+      if (now_ != stamp_ns_) {
+        stamp_ns_ = now_;
+        std::fill(stamp_successes_.begin(), stamp_successes_.end(), 0);
+      }
+      ++stamp_successes_[static_cast<size_t>(client)];
       if (options_.stop_after_successes > 0 && phase == &result_.phases.back() &&
           phase->successes >= options_.stop_after_successes) {
+        // The window is [start, now): successes at exactly `now` belong to the next one, as
+        // they would at a fixed bound (this keeps a constant-time plant's rate exact).
+        for (size_t i = 0; i < stamp_successes_.size(); ++i) {
+          phase->successes -= stamp_successes_[i];
+          phase->successes_by_client[i] -= stamp_successes_[i];
+        }
         finished_ = true;
       }
     } else {
@@ -397,6 +410,7 @@ StatusOr<SimulationResult> Simulation::Run() {
   if (!options_.make_admission) return Status::InvalidArgument("simulation needs make_admission");
   size_t n = clients_.size();
   result_.limit_changes.resize(n);
+  stamp_successes_.assign(n, 0);
   for (size_t i = 0; i + 1 < bounds_ns_.size(); ++i) {
     PhaseStats phase;
     phase.start_s = options_.phase_bounds[i];

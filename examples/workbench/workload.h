@@ -97,7 +97,7 @@ struct Workload {
   std::vector<ClientSpec> clients;
   std::vector<StepSpec> steps;  // Sorted by time, all within (0, duration_s).
   int max_limit = 1000;         // Bound of every limiter and of the oracle's sweep.
-  int initial_limit = 0;        // Informational; algorithms choose their own start.
+  int initial_limit = 0;        // Where algorithms start (0: each algorithm's own default).
 };
 
 // Parses and validates a workload; errors are INVALID_ARGUMENT naming the field
