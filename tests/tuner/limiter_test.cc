@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/fake_clock.h"
 #include "scripted_algorithm.h"
 
@@ -359,6 +360,13 @@ TEST(LimiterOptionsTest, RejectsABadSamplingRate) {
   StatusOr<std::unique_ptr<Limiter>> limiter = Limiter::Create(std::move(options));
   EXPECT_EQ(limiter.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(limiter.status().message().find("full_sampling_rate"), std::string_view::npos);
+}
+
+TEST(LimiterOptionsTest, WithoutAnAlgorithmTheDefaultIsUsed) {
+  StatusOr<std::unique_ptr<Limiter>> limiter = Limiter::Create({});
+  ASSERT_TRUE(limiter.ok()) << limiter.status();
+  EXPECT_EQ((*limiter)->algorithm_name(), MakeDefaultAlgorithm()->name());
+  EXPECT_EQ((*limiter)->limit(), MakeDefaultAlgorithm()->limit());
 }
 
 TEST(LimiterOptionsTest, RejectsAnAlgorithmWhoseLimitIsOutOfRange) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "blobtune/tuner/algorithm_registry.h"
 #include "sample_queue.h"
 #include "wait_queue.h"
 
@@ -49,8 +50,7 @@ Status LimiterOptions::Validate() const {
 StatusOr<std::unique_ptr<Limiter>> Limiter::Create(LimiterOptions options) {
   Status valid = options.Validate();
   if (!valid.ok()) return valid.WithContext("invalid limiter options");
-  // TODO(issue 3): default to MakeDefaultAlgorithm() once the registry lands.
-  if (options.algorithm == nullptr) return Status::InvalidArgument("an algorithm is required");
+  if (options.algorithm == nullptr) options.algorithm = MakeDefaultAlgorithm();
   return std::unique_ptr<Limiter>(new Limiter(std::move(options)));
 }
 

@@ -5,8 +5,9 @@
 // one sample at a time, in completion order, from one thread at a time. Window-based algorithms
 // (Envoy's gradient controller, ours) aggregate samples by their timestamps themselves.
 //
-//   std::unique_ptr<LimitAlgorithm> aimd = MakeAlgorithm(ParseAlgorithmSpec("aimd").value());
-//   int limit = aimd->Update(sample);   // always within [min_limit, max_limit], never below 1
+//   StatusOr<std::unique_ptr<LimitAlgorithm>> aimd =
+//       MakeAlgorithm(ParseAlgorithmSpec("aimd").value());       // algorithm_registry.h
+//   int limit = (*aimd)->Update(sample);   // within [min_limit, max_limit], never below 1
 //
 // Thread-safety: none; an instance is driven by one thread at a time (the Limiter serialises).
 #ifndef BLOBTUNE_TUNER_LIMIT_ALGORITHM_H_

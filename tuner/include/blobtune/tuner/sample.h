@@ -27,7 +27,8 @@ struct Sample {
   // Payload size of the access when the caller reported one; 0 otherwise.
   uint64_t bytes = 0;
   // How many finished accesses this sample stands for. 1 unless the limiter times only one in
-  // `weight` permits because the completion rate is very high (see LimiterOptions).
+  // `weight` permits because the completion rate is very high (see LimiterOptions); the sample
+  // is then taken as representative of them all, outcome (dropped or not) included.
   uint32_t weight = 1;
 
   // When the access finished.

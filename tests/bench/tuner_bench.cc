@@ -1,0 +1,190 @@
+// blobtune-tuner-bench: what admission costs. Acquire+release of the Limiter with an adaptive
+// algorithm attached, next to the floor for any counting limiter (a plain atomic-counter
+// semaphore) and std::counting_semaphore, in one run, on 1 and 2 threads.
+//
+//   build/bin/blobtune-tuner-bench --benchmark_repetitions=5
+//   build/bin/blobtune-tuner-bench --benchmark_format=json   # ratios still go to stderr
+//
+// After the run it prints, per thread count, each benchmark's time / AtomicSemaphore time
+// (medians when repetitions are asked for), so the comparison is always within one run.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <semaphore>
+#include <string>
+#include <string_view>
+
+#include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/limiter.h"
+
+namespace {
+
+using blobtune::tuner::Limiter;
+using blobtune::tuner::Permit;
+
+// Large enough that no thread count here ever waits: these measure uncontended admission.
+constexpr int kLimit = 1000;
+
+// The floor: a counter compared with a limit, one CAS to take, one fetch_sub to give back.
+class AtomicSemaphore {
+ public:
+  explicit AtomicSemaphore(int limit) : limit_(limit) {}
+  bool TryAcquire() {
+    int held = held_.load(std::memory_order_relaxed);
+    do {
+      if (held >= limit_) return false;
+    } while (!held_.compare_exchange_weak(held, held + 1, std::memory_order_acquire,
+                                          std::memory_order_relaxed));
+    return true;
+  }
+  void Release() { held_.fetch_sub(1, std::memory_order_release); }
+
+ private:
+  const int limit_;
+  alignas(64) std::atomic<int> held_{0};
+};
+
+void BM_AtomicSemaphoreAcquireRelease(benchmark::State& state) {
+  static AtomicSemaphore semaphore(kLimit);
+  for (auto _ : state) {
+    bool ok = semaphore.TryAcquire();
+    benchmark::DoNotOptimize(ok);
+    semaphore.Release();
+  }
+}
+
+void BM_CountingSemaphoreAcquireRelease(benchmark::State& state) {
+  static std::counting_semaphore<kLimit> semaphore(kLimit);
+  for (auto _ : state) {
+    bool ok = semaphore.try_acquire();
+    benchmark::DoNotOptimize(ok);
+    semaphore.release();
+  }
+}
+
+// The limiter as a server would run it: an adaptive algorithm attached, each permit reporting
+// success, the steady clock. One limiter per algorithm, shared by the benchmark's threads.
+Limiter& SharedLimiter(const std::string& algorithm) {
+  static std::map<std::string, std::unique_ptr<Limiter>> limiters;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<Limiter>& limiter = limiters[algorithm];
+  if (limiter == nullptr) {
+    auto spec = blobtune::tuner::ParseAlgorithmSpec(algorithm);
+    auto made = spec.ok() ? blobtune::tuner::MakeAlgorithm(*spec) : spec.status();
+    if (!made.ok()) {
+      std::fprintf(stderr, "blobtune-tuner-bench: %s\n", made.status().ToString().c_str());
+      std::exit(2);
+    }
+    limiter = Limiter::Create({.algorithm = std::move(made).value()}).value();
+  }
+  return *limiter;
+}
+
+void BM_LimiterAcquireRelease(benchmark::State& state, const std::string& algorithm) {
+  Limiter& limiter = SharedLimiter(algorithm);
+  for (auto _ : state) {
+    std::optional<Permit> permit = limiter.TryAcquire();
+    benchmark::DoNotOptimize(permit);
+    permit->Success();
+  }
+  if (state.thread_index() == 0) {
+    state.counters["limit"] = limiter.limit();
+    state.counters["stride"] = limiter.sample_stride();
+  }
+}
+
+BENCHMARK(BM_AtomicSemaphoreAcquireRelease)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_CountingSemaphoreAcquireRelease)->Threads(1)->Threads(2)->UseRealTime();
+// Envoy's gradient controller aggregates samples per interval; gradient2 (Netflix) replays a
+// sample of weight w as w samples, so its cost grows with the completion rate.
+BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient,
+                  std::string("gradient:initial_limit=1000,max_limit=1000"))
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient2,
+                  std::string("gradient2:initial_limit=1000,max_limit=1000"))
+    ->Threads(1)->Threads(2)->UseRealTime();
+
+// Forwards to the reporter the user asked for and keeps each benchmark's time per iteration
+// (the median aggregate when there are repetitions) for the ratio summary.
+class RatioReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit RatioReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner)
+      : inner_(std::move(inner)) {}
+  bool ReportContext(const Context& context) override {
+    inner_->SetOutputStream(&GetOutputStream());
+    inner_->SetErrorStream(&GetErrorStream());
+    return inner_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
+      if (median || single) {
+        times_[run.run_name.str()] = {run.GetAdjustedRealTime(), run.GetAdjustedCPUTime()};
+      }
+    }
+    inner_->ReportRuns(runs);
+  }
+  void Finalize() override { inner_->Finalize(); }
+
+  // Real time is what a caller waits; CPU time is robust to other processes on a shared
+  // machine. Both, as ratios to the floor measured in this run.
+  void PrintRatios() const {
+    std::fprintf(stderr, "\nratio to the atomic-counter semaphore (same run; real / cpu):\n");
+    for (const char* threads : {"threads:1", "threads:2"}) {
+      Times floor = Find("BM_AtomicSemaphoreAcquireRelease", threads);
+      if (floor.real <= 0 || floor.cpu <= 0) continue;
+      std::fprintf(stderr, "  %s: AtomicSemaphore %.1f / %.1f ns\n", threads, floor.real,
+                   floor.cpu);
+      for (const char* other : {"BM_CountingSemaphoreAcquireRelease",
+                                "BM_LimiterAcquireRelease/gradient/",
+                                "BM_LimiterAcquireRelease/gradient2/"}) {
+        Times t = Find(other, threads);
+        std::fprintf(stderr, "    %-38s %6.1f / %6.1f ns  %.2fx / %.2fx\n", other, t.real, t.cpu,
+                     t.real / floor.real, t.cpu / floor.cpu);
+      }
+    }
+  }
+
+ private:
+  struct Times {
+    double real = 0;
+    double cpu = 0;
+  };
+
+  Times Find(std::string_view benchmark, std::string_view threads) const {
+    for (const auto& [name, times] : times_) {
+      if (name.starts_with(benchmark) && name.find(threads) != std::string::npos) return times;
+    }
+    return {};
+  }
+
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  std::map<std::string, Times> times_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--benchmark_format=json";
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  std::unique_ptr<benchmark::BenchmarkReporter> inner;
+  if (json) {
+    inner = std::make_unique<benchmark::JSONReporter>();
+  } else {
+    inner = std::make_unique<benchmark::ConsoleReporter>();
+  }
+  RatioReporter reporter(std::move(inner));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.PrintRatios();
+  benchmark::Shutdown();
+  return 0;
+}
