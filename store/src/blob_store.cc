@@ -44,11 +44,10 @@ class SyncCompletion {
  public:
   WriteCallback Callback() {
     return [this](Status s) {
-      {
-        MutexLock lock(mu_);
-        status_ = std::move(s);
-        done_ = true;
-      }
+      // Notify under the lock: once the waiter can see done_ it may return and destroy cv_.
+      MutexLock lock(mu_);
+      status_ = std::move(s);
+      done_ = true;
       cv_.NotifyOne();
     };
   }
