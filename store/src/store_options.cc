@@ -33,6 +33,7 @@ Status StoreOptions::Validate() const {
   if (max_batch_operations < 1) return invalid("max_batch_operations must be at least 1");
   if (max_batch_bytes < 1) return invalid("max_batch_bytes must be at least 1");
   if (max_batch_delay < Duration::zero()) return invalid("max_batch_delay is negative");
+  if (batch_refill_wait < Duration::zero()) return invalid("batch_refill_wait is negative");
   if (max_queued_writes < 1) return invalid("max_queued_writes must be at least 1");
   return Status::Ok();
 }

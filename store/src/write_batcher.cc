@@ -86,6 +86,19 @@ bool WriteBatcher::CollectBatch(std::vector<PreparedWrite>* batch) {
   }
   if (queue_.empty()) return false;  // Stopping, and everything queued has been committed.
   size_t bytes = 0;
+  // Refill: wait briefly for as many writes as the last batch held (see batch_refill_wait).
+  const size_t refill_target = std::min(last_batch_size_, config_.max_batch_operations);
+  if (refill_target > 1 && queue_.size() < refill_target &&
+      config_.batch_refill_wait > Duration::zero()) {
+    const TimePoint deadline = clock_.Now() + config_.batch_refill_wait;
+    for (TimePoint now = clock_.Now(); queue_.size() < refill_target && !stopping_ &&
+                                       now < deadline;
+         now = clock_.Now()) {
+      writer_waiting_ = true;
+      cv_.WaitFor(lock, clock_.RealWaitFor(deadline - now));
+      writer_waiting_ = false;
+    }
+  }
   TakeQueued(batch, &bytes);
   if (config_.max_batch_delay > Duration::zero()) {
     const TimePoint deadline = clock_.Now() + config_.max_batch_delay;
@@ -102,6 +115,7 @@ bool WriteBatcher::CollectBatch(std::vector<PreparedWrite>* batch) {
       TakeQueued(batch, &bytes);
     }
   }
+  last_batch_size_ = batch->size();
   return true;
 }
 

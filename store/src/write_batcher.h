@@ -2,7 +2,9 @@
 // prepared puts and erases; the writer thread takes everything queued (up to the batch bounds),
 // applies it in ONE write transaction, commits with ONE sync and then runs each write's
 // completion callback: group commit. Writes that arrive during a commit form the next batch, so
-// the batch size follows the number of concurrent writers without any added delay.
+// the batch size follows the number of concurrent writers. After a batch of n, the writer waits
+// up to batch_refill_wait for n writes to be queued again (the callers it just released submit
+// their next writes a few microseconds apart), so that n writers keep sharing each commit.
 //
 // Map growth: a put or commit that hits MDB_MAP_FULL kills the transaction. The writer aborts it,
 // closes the ReaderGate (waits for open read transactions to end), grows the map (doubling, or
@@ -58,6 +60,7 @@ struct WriteBatcherConfig {
   size_t max_batch_operations = 1024;
   size_t max_batch_bytes = size_t{64} << 20;
   Duration max_batch_delay{0};
+  Duration batch_refill_wait{0};
   size_t max_queued_writes = 65536;
   size_t max_map_size_bytes = 0;
 };
@@ -110,6 +113,8 @@ class WriteBatcher {
   CondVar cv_;
   std::deque<PreparedWrite> queue_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
+  // Writes in the last batch: the refill target (see StoreOptions::batch_refill_wait).
+  size_t last_batch_size_ GUARDED_BY(mu_) = 0;
   // True while the writer sleeps on cv_: Enqueue only pays for a wake-up when it is needed.
   bool writer_waiting_ GUARDED_BY(mu_) = false;
 

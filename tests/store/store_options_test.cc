@@ -54,6 +54,9 @@ TEST(StoreOptionsTest, RejectsEachBadField) {
   o.max_batch_delay = Duration(-1);
   expect_invalid(o, "max_batch_delay");
   o = Valid();
+  o.batch_refill_wait = Duration(-1);
+  expect_invalid(o, "batch_refill_wait");
+  o = Valid();
   o.max_queued_writes = 0;
   expect_invalid(o, "max_queued_writes");
 }

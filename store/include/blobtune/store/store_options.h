@@ -65,6 +65,11 @@ struct StoreOptions {
   // for more before it commits. 0 commits what is queued at once: operations that arrive during
   // a commit form the next batch anyway. Default: 0.
   Duration max_batch_delay{0};
+  // After a commit of n writes, the writer waits at most this long for n writes to be queued
+  // again before it commits fewer: the n callers it just released need a moment to submit their
+  // next writes, and without the wait the first one to arrive would commit alone. Never waits
+  // when the last batch was a single write. 0 disables. Default: 200 us.
+  Duration batch_refill_wait = std::chrono::microseconds(200);
   // Writes queued and not yet committed, at most; past it a write fails at once with
   // RESOURCE_EXHAUSTED. Default: 65536.
   size_t max_queued_writes = 65536;
