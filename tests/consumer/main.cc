@@ -1,28 +1,53 @@
-// Uses the installed blobtune headers and libraries the way an embedding program would.
+// Uses the installed blobtune headers and libraries the way an embedding program would: a limiter
+// with the default algorithm gating puts into an LMDB blob store in a scratch directory.
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace {
 
-blobtune::StatusOr<int> ParsePositive(int value) {
-  if (value <= 0) return blobtune::Status::InvalidArgument("value must be positive");
-  return value;
+int Fail(const char* what, const blobtune::Status& status) {
+  std::fprintf(stderr, "consumer: %s: %s\n", what, status.ToString().c_str());
+  return 1;
 }
 
 }  // namespace
 
 int main() {
-  blobtune::StatusOr<int> good = ParsePositive(3);
-  blobtune::StatusOr<int> bad = ParsePositive(-1);
-  blobtune::TimePoint t0 = blobtune::Clock::Steady().Now();
-  blobtune::TimePoint t1 = blobtune::Clock::Steady().Now();
-  if (!good.ok() || *good != 3 || bad.ok() || t1 < t0) {
-    std::fprintf(stderr, "consumer: unexpected results from the installed blobtune\n");
+  char dir_template[] = "/tmp/blobtune-consumer-XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (dir == nullptr) return 1;
+
+  auto limiter = blobtune::tuner::Limiter::Create({});
+  if (!limiter.ok()) return Fail("create limiter", limiter.status());
+
+  blobtune::store::StoreOptions options;
+  options.directory = dir;
+  options.namespaces = {"incoming"};
+  auto store = blobtune::store::BlobStore::Open(options);
+  if (!store.ok()) return Fail("open store", store.status());
+
+  std::vector<std::byte> blob(1000, std::byte{42});
+  auto permit = (*limiter)->Acquire(std::chrono::seconds(5));
+  if (!permit.ok()) return Fail("acquire", permit.status());
+  blobtune::Status put = (*store)->Put("incoming", "message-1", blob);
+  if (!put.ok()) return Fail("put", put);
+  permit->Success(blob.size());
+
+  auto read = (*store)->Get("incoming", "message-1");
+  if (!read.ok()) return Fail("get", read.status());
+  if (*read != blob) {
+    std::fprintf(stderr, "consumer: the blob read back differs from the one written\n");
     return 1;
   }
-  std::printf("consumer: %s\n", bad.status().ToString().c_str());
+  store->reset();
+  std::system((std::string("rm -rf ") + dir).c_str());
+  std::printf("consumer: put and read back a blob through %s (limit %d)\n",
+              std::string((*limiter)->algorithm_name()).c_str(), (*limiter)->limit());
   return 0;
 }
