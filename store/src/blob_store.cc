@@ -23,6 +23,9 @@ using internal::LmdbEnv;
 using internal::LmdbTxn;
 using internal::PreparedWrite;
 
+// How the message of the RESOURCE_EXHAUSTED for a full reader table starts (IsOverload).
+constexpr std::string_view kReaderSlotsFullMessage = "LMDB reader slots are full";
+
 int64_t WallClockNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -232,8 +235,8 @@ class LmdbBlobStore final : public BlobStore {
     StatusOr<LmdbTxn> fresh = LmdbTxn::BeginRead(env_, &rc);
     if (rc == MDB_READERS_FULL) {
       return Status::ResourceExhausted(
-          "all " + std::to_string(env_.MaxReaders()) +
-          " LMDB reader slots are in use by open read transactions (StoreOptions::max_readers "
+          std::string(kReaderSlotsFullMessage) + ": all " + std::to_string(env_.MaxReaders()) +
+          " are in use by open read transactions (StoreOptions::max_readers "
           "is " + std::to_string(options_.max_readers) + "; raise it or bound concurrent reads)");
     }
     return fresh;
@@ -385,6 +388,19 @@ void KeepHeapResident() {
 }
 
 }  // namespace
+
+bool IsOverload(const Status& status) noexcept {
+  switch (status.code()) {
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kUnavailable:
+      return true;
+    case StatusCode::kResourceExhausted:
+      return status.message().starts_with(internal::kWriteQueueFullMessage) ||
+             status.message().starts_with(kReaderSlotsFullMessage);
+    default:
+      return false;
+  }
+}
 
 StatusOr<std::unique_ptr<BlobStore>> BlobStore::Open(const StoreOptions& options) {
   if (Status s = options.Validate(); !s.ok()) return s;

@@ -26,6 +26,7 @@
 #include <deque>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -38,6 +39,9 @@
 #include "reader_gate.h"
 
 namespace blobtune::store::internal {
+
+// How the message of Enqueue's RESOURCE_EXHAUSTED for a full queue starts (IsOverload).
+inline constexpr std::string_view kWriteQueueFullMessage = "write queue is full";
 
 // A validated write, ready for the writer thread: namespace resolved, header (with the CRC32C of
 // the bytes) computed on the caller's thread so that checksumming runs in parallel.

@@ -104,6 +104,14 @@ class WriteOp {
 // hand real work to another executor (e.g. asio::post).
 using WriteCallback = std::function<void(Status)>;
 
+// Whether a failure returned by a BlobStore says the store is overloaded (more concurrent
+// accesses than it can serve now) rather than that the request was wrong or the data is bad:
+// RESOURCE_EXHAUSTED from a full write queue or from all LMDB reader slots in use,
+// DEADLINE_EXCEEDED and UNAVAILABLE. A blob over max_blob_size_bytes or a map at its maximum
+// size is RESOURCE_EXHAUSTED too, but not overload: fewer concurrent accesses would not help.
+// A limiter should count an overloaded access as dropped (AsyncBlobStore does).
+bool IsOverload(const Status& status) noexcept;
+
 class BlobStore {
  public:
   // A non-owning reference to a callable `void(std::span<const std::byte>, const BlobInfo&)`.
