@@ -6,5 +6,6 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/fixed.cc
   src/algorithms/gradient.cc
   src/algorithms/gradient2.cc
+  src/algorithms/knee.cc
   src/algorithms/vegas.cc
 )

@@ -1,0 +1,246 @@
+#include "blobtune/tuner/algorithms/knee.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string_view>
+
+#include "sample_maker.h"
+
+namespace blobtune::tuner {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Drop;
+using testing::Success;
+
+// ---- Config ----
+
+TEST(KneeLimitConfigTest, DefaultsAreValid) {
+  const KneeLimit::Options defaults;
+  EXPECT_EQ(defaults.initial_limit, 1);
+  EXPECT_EQ(defaults.min_limit, 1);
+  EXPECT_EQ(defaults.max_limit, 1000);
+  EXPECT_EQ(defaults.headroom, 1.0);
+  EXPECT_TRUE(defaults.Validate().ok());
+  const KneeLimit knee = KneeLimit::Create(defaults).value();
+  EXPECT_EQ(knee.name(), "knee");
+  EXPECT_EQ(knee.limit(), 1);
+  EXPECT_EQ(knee.estimates().state, "startup");
+}
+
+void ExpectInvalid(const KneeLimit::Options& options, std::string_view field) {
+  const Status status = options.Validate();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << field;
+  EXPECT_NE(status.message().find(field), std::string_view::npos) << status;
+  EXPECT_FALSE(KneeLimit::Create(options).ok());
+}
+
+TEST(KneeLimitConfigTest, RejectsBadFields) {
+  ExpectInvalid({.min_limit = 0}, "min_limit");
+  ExpectInvalid({.initial_limit = 2000}, "initial_limit");
+  ExpectInvalid({.max_limit = 1000001}, "max_limit");
+  ExpectInvalid({.headroom = -1}, "headroom");
+  ExpectInvalid({.headroom = std::numeric_limits<double>::quiet_NaN()}, "headroom");
+  ExpectInvalid({.smoothing = 0}, "smoothing");
+  ExpectInvalid({.window_rtts = 0}, "window_rtts");
+  ExpectInvalid({.min_window_samples = 0}, "min_window_samples");
+  ExpectInvalid({.max_window_time = 0ms}, "max_window_time");
+  ExpectInvalid({.max_decrease = 1}, "max_decrease");
+  ExpectInvalid({.max_decrease = 0}, "max_decrease");
+  ExpectInvalid({.growth_factor = 0.5}, "growth_factor");
+  ExpectInvalid({.growth_tolerance = -0.1}, "growth_tolerance");
+}
+
+// ---- Dynamics, against a deterministic closed loop ----
+
+// A saturated closed loop in front of a resource that holds `knee` accesses without queueing:
+// every access takes max(w0, inflight * service) (queueing past the knee), and the loop keeps
+// `limit` accesses in flight. Time advances by one latency per round of `limit` completions.
+class ClosedLoop {
+ public:
+  ClosedLoop(Duration w0, Duration service) : w0_(w0), service_(service) {}
+
+  Duration LatencyAt(int inflight) const { return std::max(w0_, inflight * service_); }
+
+  // Runs `rounds` rounds; returns the largest limit seen.
+  int Run(LimitAlgorithm& algorithm, int rounds) {
+    int max_limit = algorithm.limit();
+    for (int r = 0; r < rounds; ++r) {
+      const int limit = algorithm.limit();
+      const Duration latency = LatencyAt(limit);
+      for (int i = 0; i < limit; ++i) {
+        // Completions spread over the round; each was granted one latency before it ended.
+        const Duration end = now_ + latency * (i + 1) / limit;
+        algorithm.Update(Success(end - latency, latency, limit));
+        max_limit = std::max(max_limit, algorithm.limit());
+      }
+      now_ += latency;
+    }
+    return max_limit;
+  }
+
+  void set_w0(Duration w0) { w0_ = w0; }
+  void set_service(Duration service) { service_ = service; }
+  Duration now() const { return now_; }
+
+ private:
+  Duration w0_;
+  Duration service_;
+  Duration now_ = 1s;
+};
+
+TEST(KneeLimitTest, RampsUpFastFromOneWhileLatencyIsFlat) {
+  KneeLimit knee = KneeLimit::Create({.max_limit = 1000}).value();
+  ClosedLoop loop(10ms, 10us);  // Knee at 1000 accesses: far away.
+  loop.Run(knee, 40);
+  // Doubling per window of a few round trips, not +1 per round trip.
+  EXPECT_GE(knee.limit(), 256);
+  EXPECT_EQ(knee.estimates().state, "growing");
+}
+
+TEST(KneeLimitTest, SettlesJustAboveTheKneeAndHolds) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);  // B = 1000/s * 10 ms = 10 accesses.
+  loop.Run(knee, 200);
+  // B + headroom * sqrt(B) = 13.2.
+  EXPECT_GE(knee.limit(), 12);
+  EXPECT_LE(knee.limit(), 14);
+  const int settled = knee.limit();
+  for (int i = 0; i < 5; ++i) {
+    loop.Run(knee, 40);
+    EXPECT_EQ(knee.limit(), settled);  // No oscillation on a steady plant.
+  }
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  ASSERT_TRUE(knee.knee().has_value());
+  EXPECT_NEAR(*knee.knee(), 10, 1);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
+TEST(KneeLimitTest, BacksOffInProportionWithABoundedFactor) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  loop.Run(knee, 200);
+  const int before = knee.limit();
+  // The resource becomes 8x slower: the knee drops to about 1.25 accesses.
+  loop.set_service(8ms);
+  int lowest = before;
+  int previous = before;
+  for (int round = 0; round < 60; ++round) {
+    loop.Run(knee, 1);
+    // One window never cuts more than max_decrease (0.5) at once.
+    EXPECT_GE(knee.limit(), (previous + 1) / 2);
+    previous = knee.limit();
+    lowest = std::min(lowest, knee.limit());
+  }
+  EXPECT_LT(knee.limit(), before);
+  EXPECT_GE(lowest, 1);
+  EXPECT_LE(knee.limit(), 4);  // B = 1.25: target 2.4.
+}
+
+TEST(KneeLimitTest, FastErrorsDoNotShrinkIt) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  loop.Run(knee, 200);
+  const int settled = knee.limit();
+  // Now every other access also fails in 0.1 ms (an error unrelated to load).
+  Duration now = loop.now();
+  for (int round = 0; round < 200; ++round) {
+    const int limit = knee.limit();
+    const Duration latency = loop.LatencyAt(limit);
+    for (int i = 0; i < limit; ++i) {
+      const Duration end = now + latency * (i + 1) / limit;
+      knee.Update(Drop(end - 100us, 100us, limit));
+      knee.Update(Success(end - latency, latency, limit));
+    }
+    now += latency;
+  }
+  EXPECT_GE(knee.limit(), settled - 1);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
+TEST(KneeLimitTest, StaysWithinMinAndMax) {
+  KneeLimit capped = KneeLimit::Create({.max_limit = 8}).value();
+  ClosedLoop flat(10ms, 1us);
+  flat.Run(capped, 100);
+  EXPECT_EQ(capped.limit(), 8);
+
+  KneeLimit floored = KneeLimit::Create({.initial_limit = 3, .min_limit = 3}).value();
+  ClosedLoop slow(10ms, 50ms);  // Knee below one access.
+  for (int i = 0; i < 50; ++i) {
+    floored.Update(Success(i * 100ms, 10s, 3));  // Absurd latencies too.
+    EXPECT_GE(floored.limit(), 3);
+  }
+  slow.Run(floored, 100);
+  EXPECT_GE(floored.limit(), 3);
+
+  KneeLimit one = KneeLimit::Create({}).value();
+  for (int i = 0; i < 100; ++i) {
+    one.Update(Drop(i * 1s, 1s, 1));  // Nothing but timeouts.
+    EXPECT_GE(one.limit(), 1);
+  }
+}
+
+TEST(KneeLimitTest, OneLuckySampleDoesNotCollapseTheBaseline) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  loop.Run(knee, 200);
+  const int settled = knee.limit();
+  // One access that took 10 us (a cache hit), among the usual ones.
+  const Duration now = loop.now();
+  knee.Update(Success(now, 10us, settled));
+  loop.Run(knee, 100);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_EQ(knee.limit(), settled);
+}
+
+TEST(KneeLimitTest, RefreshesAStaleBaselineWithOneProbe) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  loop.Run(knee, 200);
+  // The round trip becomes 10x longer: latency rises at every limit, which queueing cannot
+  // explain once the limit has been cut.
+  loop.set_w0(100ms);
+  bool probed = false;
+  for (int round = 0; round < 100; ++round) {
+    loop.Run(knee, 1);
+    if (knee.estimates().state == "probing") {
+      probed = true;
+      EXPECT_EQ(knee.limit(), 1);  // min_limit, for one window.
+    }
+  }
+  EXPECT_TRUE(probed);
+  EXPECT_EQ(knee.estimates().baseline_latency, 100ms);
+  // The knee moved to 100 accesses; the limit follows (B + sqrt(B) = 110).
+  loop.Run(knee, 100);
+  EXPECT_GE(knee.limit(), 95);
+  EXPECT_LE(knee.limit(), 125);
+}
+
+TEST(KneeLimitTest, DoesNotGrowWhenTheLimitIsNotReached) {
+  KneeLimit knee = KneeLimit::Create({.initial_limit = 20}).value();
+  // Demand keeps only 2 in flight: the limit must not grow.
+  for (int i = 0; i < 500; ++i) {
+    knee.Update(Success(i * 5ms, 10ms, 2));
+    EXPECT_LE(knee.limit(), 20);
+  }
+  EXPECT_EQ(knee.estimates().state, "app_limited");
+}
+
+TEST(KneeLimitTest, CloneIsIndependent) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  loop.Run(knee, 200);
+  std::unique_ptr<LimitAlgorithm> copy = knee.Clone();
+  EXPECT_EQ(copy->limit(), knee.limit());
+  EXPECT_EQ(copy->name(), "knee");
+  ClosedLoop slower(10ms, 8ms);
+  slower.Run(*copy, 100);
+  EXPECT_LT(copy->limit(), knee.limit());
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
+}  // namespace
+}  // namespace blobtune::tuner

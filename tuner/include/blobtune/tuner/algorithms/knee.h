@@ -1,0 +1,168 @@
+// KneeLimit: blobtune's own limit algorithm. It estimates the knee of the throughput curve, the
+// smallest concurrency at which the resource is (nearly) saturated, from the measured goodput
+// and the no-load latency, and keeps the limit there plus a queue allowance that grows with the
+// square root of the knee.
+//
+// For any resource behind a limiter: a server thread, LMDB's single writer, a disk of depth k, a
+// network round trip. Unlike the latency-gradient algorithms it needs no latency tolerance: by
+// Little's law, the accesses a resource can hold without queueing are its goodput times its
+// no-load latency, whatever that latency is.
+//
+//   StatusOr<KneeLimit> knee = KneeLimit::Create({.max_limit = 256});
+//   if (!knee.ok()) return knee.status();
+//   int limit = knee->Update(sample);
+//
+// Samples are pooled into windows of at least window_rtts baseline latencies and
+// min(min_window_samples, 4 * limit) successes; a window opens when the previous one closes (or
+// at the first access after an idle gap) and closes at most max_window_time later. Per window, with W its mean
+// success latency, X its goodput (successes per second), W0 the baseline (no-load latency):
+//   W0  = the least W of any window with enough successes (a mean, never one lucky sample),
+//         raised only by a baseline probe (below).
+//   x   = EWMA of X over windows (weight `smoothing`); d = EWMA of slow-drop rate * drop latency
+//         (the permits that timed-out or hung accesses hold, by Little's law).
+//   B   = x * W0                                   accesses in flight at the knee (BDP)
+//   target = B + headroom * sqrt(B) + d            knee plus queue allowance
+//   growth:   if the window reached the limit and W <= (1 + growth_tolerance) * W0 (no queue
+//             yet), target = max(target, limit * growth_factor)        (slow start)
+//   app-limited: if no sample found the limit full, the limit does not grow.
+//   bounded:  limit' = clamp(round(target), ceil(limit * max_decrease), ...), within
+//             [min_limit, max_limit] and never below 1.
+//   hysteresis: the limit moves only when round(target) differs from it for two windows in a
+//             row, or by more than 20% at once.
+// Drops: a drop faster than half the baseline is an error, not overload, and is ignored. Slow
+// drops (timeouts, hangs) hold permits; they count in d, never in W or X.
+// Baseline probe: the baseline can only be too low if the resource got slower. That shows as a
+// window whose latency is impossible for a queue of at most limit - 1 accesses ahead,
+// W > limit * W0 * (1 + 0.2), or as a limit pushed down to 1 or 2 with W > 1.5 * W0. Then the
+// limit is pinned to min_limit for one window whose accesses were all granted inside it, and W0
+// becomes that window's W. It is the only time the limit is pinned low, and it never runs on a
+// schedule.
+//
+// States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
+// "app_limited", "probing" (baseline probe).
+//
+// Sample::weight counts in every sum; Sample::bytes is not used (latency is what the limit
+// controls, whatever the size). Samples with latency <= 0 count as successes of zero latency.
+//
+// Thread-safety: none; driven by one thread at a time.
+#ifndef BLOBTUNE_TUNER_ALGORITHMS_KNEE_H_
+#define BLOBTUNE_TUNER_ALGORITHMS_KNEE_H_
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/sample.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::tuner {
+
+class KneeLimit final : public LimitAlgorithm {
+ public:
+  struct Options {
+    // The limit before any window closes. Default: 1 access (slow start doubles it).
+    // REQUIRES: min_limit <= initial_limit <= max_limit.
+    int initial_limit = 1;
+    // Floor of the limit; also the limit of a baseline probe. Default: 1. REQUIRES: >= 1.
+    int min_limit = 1;
+    // Ceiling of the limit. Default: 1000. REQUIRES: <= 1000000.
+    int max_limit = 1000;
+    // Queue allowed above the knee, in units of sqrt(B) accesses. Default: 1.0.
+    // REQUIRES: 0 <= headroom <= 100.
+    double headroom = 1.0;
+    // Weight of a new window in the goodput average. Default: 0.25. REQUIRES: 0 < x <= 1.
+    double smoothing = 0.25;
+    // Shortest window, in baseline latencies. Default: 2. REQUIRES: 0 < window_rtts <= 1000.
+    double window_rtts = 2;
+    // Successes a window needs (capped at 4 * limit). Default: 16. REQUIRES: 1 <= x <= 100000.
+    int min_window_samples = 16;
+    // Longest window; a window this old closes on its next sample. Default: 1 s.
+    // REQUIRES: 0 < max_window_time <= 1 h.
+    Duration max_window_time = std::chrono::seconds(1);
+    // Smallest factor one window may cut the limit by. Default: 0.5. REQUIRES: 0 < x < 1.
+    double max_decrease = 0.5;
+    // Factor the limit grows by per window while latency shows no queue. Default: 2.
+    // REQUIRES: 1 <= growth_factor <= 10.
+    double growth_factor = 2;
+    // Latency above the baseline still read as "no queue", as a fraction. Default: 0.1.
+    // REQUIRES: 0 <= growth_tolerance <= 10.
+    double growth_tolerance = 0.1;
+
+    Status Validate() const;
+  };
+
+  static StatusOr<KneeLimit> Create(const Options& options);
+
+  KneeLimit(const KneeLimit&) = default;
+  KneeLimit& operator=(const KneeLimit&) = default;
+  KneeLimit(KneeLimit&&) = default;
+  KneeLimit& operator=(KneeLimit&&) = default;
+  ~KneeLimit() override = default;
+
+  std::string_view name() const noexcept override { return "knee"; }
+  int limit() const noexcept override { return limit_; }
+  int Update(const Sample& sample) override;
+  // baseline_latency: W0; recent_latency: the last window's W; max_throughput: x (the goodput
+  // average); state: see above.
+  AlgorithmEstimates estimates() const override;
+  std::unique_ptr<LimitAlgorithm> Clone() const override;
+
+  const Options& options() const noexcept { return options_; }
+  // The knee estimate B = x * W0 in accesses, once known (for tests and plots).
+  std::optional<double> knee() const noexcept;
+
+ private:
+  enum class State { kStartup, kGrowing, kTracking, kAppLimited, kProbing };
+
+  // The sums of the open window (see the header comment); weights included.
+  struct Window {
+    TimePoint open_at{};
+    bool open = false;
+    bool limit_reached = false;  // Some sample was granted with inflight >= the limit.
+    double successes = 0;
+    double latency_sum_s = 0;    // Of the successes.
+    double slow_drops = 0;
+    double slow_drop_latency_sum_s = 0;
+    double fast_drops = 0;
+  };
+
+  explicit KneeLimit(const Options& options);
+
+  void AddToWindow(const Sample& sample);
+  bool WindowDue(TimePoint now) const;
+  void CloseWindow(TimePoint now);
+  void StartProbe(TimePoint now);
+  void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
+                      std::optional<double> latency_s);
+  void SetBaseline(double latency_s, int limit);
+  int MinWindowSamples() const;
+
+  Options options_;
+  int limit_;
+  State state_ = State::kStartup;
+  Window window_;
+  std::optional<double> baseline_s_;     // W0.
+  int baseline_limit_ = 0;               // The limit W0 was measured under.
+  int block_limit_ = 0;                  // The block of windows pooled for a baseline candidate.
+  double block_successes_ = 0;
+  double block_latency_sum_s_ = 0;
+  std::optional<double> goodput_;        // x, per second.
+  double smoothed_successes_ = 0;        // x = smoothed_successes_ / smoothed_duration_s_.
+  double smoothed_duration_s_ = 0;
+  double drop_holding_ = 0;              // d, accesses.
+  std::optional<double> last_latency_s_;
+  int stale_windows_ = 0;                // Consecutive windows with an impossible latency.
+  int pending_direction_ = 0;            // Hysteresis: sign of the previous window's proposal.
+  int window_limit_ = 0;                 // The limit when the open window opened.
+  int window_max_inflight_ = 0;
+  int limit_before_probe_ = 0;
+  TimePoint probe_epoch_{};              // Samples granted before this are skipped in a probe.
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_ALGORITHMS_KNEE_H_

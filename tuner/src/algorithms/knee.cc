@@ -1,0 +1,291 @@
+#include "blobtune/tuner/algorithms/knee.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "algorithm_internal.h"
+
+
+namespace blobtune::tuner {
+
+namespace internal = algorithms_internal;
+
+namespace {
+
+constexpr std::string_view kName = "knee";
+// A drop faster than this fraction of the baseline is an error, not overload.
+constexpr double kFastDropFraction = 0.5;
+// A window latency above limit * W0 * this cannot come from queueing behind our own accesses
+// (at most limit - 1 ahead, each served in less than W0): the baseline is stale.
+constexpr double kImpossibleLatencyMargin = 1.5;
+constexpr int kStaleWindowsBeforeProbe = 2;
+// Proposals at least this far from the limit (relative), or kJumpAccesses, apply at once;
+// smaller ones need two windows in a row agreeing on the direction.
+constexpr double kJumpFraction = 0.2;
+constexpr int kJumpAccesses = 2;
+
+// Windows need at least this many successes (when min_window_samples allows), even at limit 1.
+constexpr int kMinSamplesFloor = 8;
+// A baseline candidate pools this many successes measured under one limit.
+constexpr double kBaselineBlock = 32;
+// A block this much faster than the baseline means the resource got faster.
+constexpr double kFasterRatio = 0.7;
+
+double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+Status KneeLimit::Options::Validate() const {
+  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInRange(kName, "headroom", headroom, 0, 100); !s.ok()) return s;
+  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInHalfOpenRange(kName, "window_rtts", window_rtts, 0, 1000);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInRange(kName, "min_window_samples", min_window_samples, 1,
+                                          100000);
+      !s.ok()) {
+    return s;
+  }
+  if (max_window_time <= Duration::zero() || max_window_time > std::chrono::hours(1)) {
+    return internal::InvalidField(
+        kName, "max_window_time_ms", "must lie within (0, 1 h]",
+        std::chrono::duration<double, std::milli>(max_window_time).count());
+  }
+  if (!(max_decrease > 0 && max_decrease < 1)) {
+    return internal::InvalidField(kName, "max_decrease", "must lie within (0, 1)", max_decrease);
+  }
+  if (Status s = internal::RequireInRange(kName, "growth_factor", growth_factor, 1, 10); !s.ok()) {
+    return s;
+  }
+  return internal::RequireInRange(kName, "growth_tolerance", growth_tolerance, 0, 10);
+}
+
+StatusOr<KneeLimit> KneeLimit::Create(const Options& options) {
+  if (Status status = options.Validate(); !status.ok()) return status;
+  return KneeLimit(options);
+}
+
+KneeLimit::KneeLimit(const Options& options)
+    : options_(options), limit_(options.initial_limit) {}
+
+int KneeLimit::MinWindowSamples() const {
+  if (state_ == State::kProbing) return options_.min_window_samples;
+  return std::max(1, std::min(options_.min_window_samples, std::max(kMinSamplesFloor, 4 * limit_)));
+}
+
+int KneeLimit::Update(const Sample& sample) {
+  // A probe measures only accesses granted under the pinned limit.
+  if (state_ == State::kProbing && sample.start < probe_epoch_) return limit_;
+  AddToWindow(sample);
+  const TimePoint now = sample.end();
+  if (WindowDue(now)) CloseWindow(now);
+  return limit_;
+}
+
+void KneeLimit::AddToWindow(const Sample& sample) {
+  const double weight = std::max<uint32_t>(sample.weight, 1);
+  if (!window_.open) {
+    window_ = Window{.open_at = sample.start, .open = true};
+    window_limit_ = limit_;
+    window_max_inflight_ = 0;
+  }
+  const bool empty =
+      window_.successes == 0 && window_.slow_drops == 0 && window_.fast_drops == 0;
+  // After an idle gap the window starts at the first access it measures, so that the gap does
+  // not dilute its goodput.
+  if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
+  window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
+  if (sample.inflight >= limit_) window_.limit_reached = true;
+  const double latency_s = std::max(0.0, Seconds(sample.latency));
+  if (!sample.dropped) {
+    window_.successes += weight;
+    window_.latency_sum_s += weight * latency_s;
+  } else if (baseline_s_ && latency_s < kFastDropFraction * *baseline_s_) {
+    window_.fast_drops += weight;
+  } else {
+    window_.slow_drops += weight;
+    window_.slow_drop_latency_sum_s += weight * latency_s;
+  }
+}
+
+bool KneeLimit::WindowDue(TimePoint now) const {
+  if (!window_.open || now <= window_.open_at) return false;
+  const Duration age = now - window_.open_at;
+  if (age >= options_.max_window_time) return true;
+  double reference_s = 0;
+  if (baseline_s_) {
+    reference_s = *baseline_s_;
+  } else if (window_.successes > 0) {
+    reference_s = window_.latency_sum_s / window_.successes;
+  }
+  return Seconds(age) >= options_.window_rtts * reference_s &&
+         window_.successes >= MinWindowSamples();
+}
+
+void KneeLimit::StartProbe(TimePoint now) {
+  limit_before_probe_ = limit_;
+  limit_ = std::max(1, options_.min_limit);
+  probe_epoch_ = now;
+  state_ = State::kProbing;
+}
+
+void KneeLimit::CloseWindow(TimePoint now) {
+  const Window w = window_;
+  const int window_limit = window_limit_;
+  const int window_max_inflight = window_max_inflight_;
+  window_ = Window{.open_at = now, .open = true};
+  window_limit_ = limit_;
+  window_max_inflight_ = 0;
+
+  const double duration_s = Seconds(now - w.open_at);
+  if (duration_s <= 0 || (w.successes == 0 && w.slow_drops == 0)) return;
+  const double goodput = w.successes / duration_s;
+  std::optional<double> latency_s;
+  if (w.successes > 0) latency_s = w.latency_sum_s / w.successes;
+  if (latency_s) last_latency_s_ = latency_s;
+
+  if (state_ == State::kProbing) {
+    // Only accesses granted under the pinned limit got here: their latency is the baseline.
+    if (!latency_s) return;  // Keep probing until an access succeeds.
+    SetBaseline(*latency_s, options_.min_limit);
+    limit_ = limit_before_probe_;
+    state_ = State::kGrowing;  // The knee may have moved far: slow start again.
+    pending_direction_ = 0;
+    const double knee = goodput_.value_or(goodput) * *baseline_s_;
+    const double target = knee + options_.headroom * std::sqrt(knee) + drop_holding_;
+    limit_ = internal::ClampLimit(std::round(target), options_.min_limit, options_.max_limit);
+    return;
+  }
+
+  UpdateBaseline(w, window_limit, window_max_inflight, latency_s);
+  if (!baseline_s_) return;
+  const double baseline = *baseline_s_;
+
+  if (latency_s && state_ != State::kStartup && window_max_inflight > 1) {
+    // Two windows in a row, so that one noisy window does not pin the limit.
+    const bool impossible = *latency_s > window_limit * baseline * kImpossibleLatencyMargin;
+    stale_windows_ = impossible ? stale_windows_ + 1 : 0;
+    if (stale_windows_ >= kStaleWindowsBeforeProbe) {
+      stale_windows_ = 0;
+      StartProbe(now);
+      return;
+    }
+  }
+
+  const bool no_queue =
+      latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
+  // Slow start: only until the first window that shows a queue, and again after a probe.
+  const bool slow_start = state_ == State::kStartup || state_ == State::kGrowing;
+  const bool growing = slow_start && w.limit_reached && no_queue;
+  // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
+  // (a window ends on a completion) and noisy.
+  if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
+    smoothed_successes_ = w.successes;
+    smoothed_duration_s_ = duration_s;
+  } else {
+    smoothed_successes_ += options_.smoothing * (w.successes - smoothed_successes_);
+    smoothed_duration_s_ += options_.smoothing * (duration_s - smoothed_duration_s_);
+  }
+  goodput_ = smoothed_successes_ / smoothed_duration_s_;
+  const double holding = w.slow_drops > 0
+                             ? w.slow_drops / duration_s * (w.slow_drop_latency_sum_s / w.slow_drops)
+                             : 0.0;
+  drop_holding_ += options_.smoothing * (holding - drop_holding_);
+
+  const double knee = *goodput_ * baseline;
+  double target = knee + options_.headroom * std::sqrt(knee) + drop_holding_;
+  if (growing) {
+    target = std::max(target, limit_ * options_.growth_factor);
+    state_ = State::kGrowing;
+  } else if (!w.limit_reached) {
+    target = std::min(target, static_cast<double>(limit_));
+    state_ = State::kAppLimited;
+  } else {
+    state_ = State::kTracking;
+  }
+  const double floor = std::ceil(limit_ * options_.max_decrease);
+  const int proposal = internal::ClampLimit(std::max(std::round(target), floor),
+                                            options_.min_limit, options_.max_limit);
+  const int diff = proposal - limit_;
+  if (diff == 0) {
+    pending_direction_ = 0;
+    return;
+  }
+  const int direction = diff > 0 ? 1 : -1;
+  const bool jump = std::abs(diff) >= std::max<double>(kJumpAccesses, kJumpFraction * limit_);
+  if (jump || growing || direction == pending_direction_) {
+    limit_ = proposal;
+    pending_direction_ = 0;
+  } else {
+    pending_direction_ = direction;
+  }
+}
+
+void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
+                               std::optional<double> latency_s) {
+  if (!latency_s) return;
+  if (window_max_inflight <= 1) {
+    // One access at a time: nothing queued ahead of any of them, so this is the baseline.
+    SetBaseline(*latency_s, 1);
+    return;
+  }
+  // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
+  if (block_limit_ != window_limit) {
+    block_limit_ = window_limit;
+    block_successes_ = 0;
+    block_latency_sum_s_ = 0;
+  }
+  block_successes_ += w.successes;
+  block_latency_sum_s_ += w.latency_sum_s;
+  if (block_successes_ < kBaselineBlock && baseline_s_) return;
+  const double candidate = block_latency_sum_s_ / block_successes_;
+  block_successes_ = 0;
+  block_latency_sum_s_ = 0;
+  // Latency does not fall as the limit rises, so a block measured under a higher limit than
+  // the baseline's can lower it only if the resource itself got faster.
+  if (!baseline_s_ || (candidate < *baseline_s_ && window_limit <= baseline_limit_) ||
+      candidate < kFasterRatio * *baseline_s_) {
+    SetBaseline(candidate, window_limit);
+  }
+}
+
+void KneeLimit::SetBaseline(double latency_s, int limit) {
+  baseline_s_ = latency_s;
+  baseline_limit_ = limit;
+}
+
+std::optional<double> KneeLimit::knee() const noexcept {
+  if (!goodput_ || !baseline_s_) return std::nullopt;
+  return *goodput_ * *baseline_s_;
+}
+
+AlgorithmEstimates KneeLimit::estimates() const {
+  AlgorithmEstimates estimates;
+  auto to_duration = [](double s) {
+    return std::chrono::round<Duration>(std::chrono::duration<double>(s));
+  };
+  if (baseline_s_) estimates.baseline_latency = to_duration(*baseline_s_);
+  if (last_latency_s_) estimates.recent_latency = to_duration(*last_latency_s_);
+  estimates.max_throughput = goodput_;
+  switch (state_) {
+    case State::kStartup: estimates.state = "startup"; break;
+    case State::kGrowing: estimates.state = "growing"; break;
+    case State::kTracking: estimates.state = "tracking"; break;
+    case State::kAppLimited: estimates.state = "app_limited"; break;
+    case State::kProbing: estimates.state = "probing"; break;
+  }
+  return estimates;
+}
+
+std::unique_ptr<LimitAlgorithm> KneeLimit::Clone() const {
+  return std::make_unique<KneeLimit>(*this);
+}
+
+}  // namespace blobtune::tuner
