@@ -32,6 +32,9 @@ constexpr double kBaselineBlock = 32;
 // A block this much faster than the baseline means the resource got faster.
 constexpr double kFasterRatio = 0.7;
 
+// Weight of a window in the latency cv average: slow, the cv sets the queue allowance.
+constexpr double kCvSmoothing = 0.05;
+
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
@@ -41,6 +44,14 @@ Status KneeLimit::Options::Validate() const {
     return s;
   }
   if (Status s = internal::RequireInRange(kName, "headroom", headroom, 0, 100); !s.ok()) return s;
+  if (Status s = internal::RequireInRange(kName, "headroom_per_cv", headroom_per_cv, 0, 100);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = internal::RequireInRange(kName, "max_headroom", max_headroom, headroom, 100);
+      !s.ok()) {
+    return s;
+  }
   if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
     return s;
   }
@@ -107,6 +118,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   if (!sample.dropped) {
     window_.successes += weight;
     window_.latency_sum_s += weight * latency_s;
+    window_.latency_sq_sum_s2 += weight * latency_s * latency_s;
   } else if (baseline_s_ && latency_s < kFastDropFraction * *baseline_s_) {
     window_.fast_drops += weight;
   } else {
@@ -159,7 +171,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
     state_ = State::kGrowing;  // The knee may have moved far: slow start again.
     pending_direction_ = 0;
     const double knee = goodput_.value_or(goodput) * *baseline_s_;
-    const double target = knee + options_.headroom * std::sqrt(knee) + drop_holding_;
+    const double target = knee + Headroom() * std::sqrt(knee) + drop_holding_;
     limit_ = internal::ClampLimit(std::round(target), options_.min_limit, options_.max_limit);
     return;
   }
@@ -199,8 +211,14 @@ void KneeLimit::CloseWindow(TimePoint now) {
                              : 0.0;
   drop_holding_ += options_.smoothing * (holding - drop_holding_);
 
+  if (latency_s && w.successes >= 2) {
+    const double mean = *latency_s;
+    const double variance = std::max(0.0, w.latency_sq_sum_s2 / w.successes - mean * mean);
+    const double cv2 = mean > 0 ? variance / (mean * mean) : 0.0;
+    latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (cv2 - *latency_cv2_) : cv2;
+  }
   const double knee = *goodput_ * baseline;
-  double target = knee + options_.headroom * std::sqrt(knee) + drop_holding_;
+  double target = knee + Headroom() * std::sqrt(knee) + drop_holding_;
   if (growing) {
     target = std::max(target, limit_ * options_.growth_factor);
     state_ = State::kGrowing;
@@ -259,6 +277,11 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
 void KneeLimit::SetBaseline(double latency_s, int limit) {
   baseline_s_ = latency_s;
   baseline_limit_ = limit;
+}
+
+double KneeLimit::Headroom() const {
+  const double cv = std::sqrt(latency_cv2_.value_or(0.0));
+  return std::min(options_.max_headroom, options_.headroom + options_.headroom_per_cv * cv);
 }
 
 std::optional<double> KneeLimit::knee() const noexcept {

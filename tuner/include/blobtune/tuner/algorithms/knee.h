@@ -71,9 +71,13 @@ class KneeLimit final : public LimitAlgorithm {
     int min_limit = 1;
     // Ceiling of the limit. Default: 1000. REQUIRES: <= 1000000.
     int max_limit = 1000;
-    // Queue allowed above the knee, in units of sqrt(B) accesses. Default: 1.0.
-    // REQUIRES: 0 <= headroom <= 100.
-    double headroom = 1.0;
+    // Queue allowed above the knee, in units of sqrt(B) accesses, for a resource whose latency
+    // does not vary: headroom + headroom_per_cv * cv, at most max_headroom, where cv is the
+    // coefficient of variation of latency within windows. Defaults: 0.5, 2.5, 3.
+    // REQUIRES: 0 <= headroom <= max_headroom <= 100, 0 <= headroom_per_cv <= 100.
+    double headroom = 0.5;
+    double headroom_per_cv = 2.5;
+    double max_headroom = 3;
     // Weight of a new window in the goodput average. Default: 0.25. REQUIRES: 0 < x <= 1.
     double smoothing = 0.25;
     // Shortest window, in baseline latencies. Default: 2. REQUIRES: 0 < window_rtts <= 1000.
@@ -125,6 +129,7 @@ class KneeLimit final : public LimitAlgorithm {
     bool limit_reached = false;  // Some sample was granted with inflight >= the limit.
     double successes = 0;
     double latency_sum_s = 0;    // Of the successes.
+    double latency_sq_sum_s2 = 0;
     double slow_drops = 0;
     double slow_drop_latency_sum_s = 0;
     double fast_drops = 0;
@@ -140,6 +145,7 @@ class KneeLimit final : public LimitAlgorithm {
                       std::optional<double> latency_s);
   void SetBaseline(double latency_s, int limit);
   int MinWindowSamples() const;
+  double Headroom() const;
 
   Options options_;
   int limit_;
@@ -154,6 +160,7 @@ class KneeLimit final : public LimitAlgorithm {
   double smoothed_successes_ = 0;        // x = smoothed_successes_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
   double drop_holding_ = 0;              // d, accesses.
+  std::optional<double> latency_cv2_;    // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
   int stale_windows_ = 0;                // Consecutive windows with an impossible latency.
   int pending_direction_ = 0;            // Hysteresis: sign of the previous window's proposal.
