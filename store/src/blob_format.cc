@@ -90,11 +90,14 @@ Status DecodeRecord(std::span<const std::byte> record, std::string_view id, Blob
 
 Status VerifyPayload(std::span<const std::byte> payload, const BlobInfo& info,
                      std::string_view id) {
-  const uint32_t crc = crc32c::Value(payload);
-  if (crc != info.crc32c) {
-    return Status::DataLoss(Quoted(id) + " is corrupt: CRC32C of its " +
-                            std::to_string(payload.size()) + " bytes is " + Hex(crc) +
-                            ", header says " + Hex(info.crc32c));
+  return CheckPayloadChecksum(crc32c::Value(payload), payload.size(), info, id);
+}
+
+Status CheckPayloadChecksum(uint32_t computed, size_t size, const BlobInfo& info,
+                            std::string_view id) {
+  if (computed != info.crc32c) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: CRC32C of its " + std::to_string(size) +
+                            " bytes is " + Hex(computed) + ", header says " + Hex(info.crc32c));
   }
   return Status::Ok();
 }

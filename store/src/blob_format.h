@@ -46,6 +46,10 @@ Status DecodeRecord(std::span<const std::byte> record, std::string_view id, Blob
 Status VerifyPayload(std::span<const std::byte> payload, const BlobInfo& info,
                      std::string_view id);
 
+// The same for a CRC32C the caller computed (e.g. while copying) over `size` bytes.
+Status CheckPayloadChecksum(uint32_t computed, size_t size, const BlobInfo& info,
+                            std::string_view id);
+
 }  // namespace blobtune::store::internal
 
 #endif  // BLOBTUNE_STORE_SRC_BLOB_FORMAT_H_

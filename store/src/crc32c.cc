@@ -4,6 +4,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <immintrin.h>
 #include <nmmintrin.h>
 #endif
 
@@ -147,6 +148,137 @@ bool DetectHardware() {
   return __builtin_cpu_supports("sse4.2");
 }
 
+// --- The AVX-512 fold.
+//
+// Reflected CRC arithmetic: a little-endian 16-byte block is a polynomial whose bit m (bit i of
+// byte b, m = 8b + i) is the coefficient of x^(127-m), so its low qword L carries degrees 127..64
+// and its high qword H degrees 63..0: block = L*x^64 + H. Moving a block D bits further into the
+// message multiplies it by x^D, and modulo P
+//   block * x^D  ==  L * (x^(D+64) mod P) + H * (x^D mod P),
+// two 64x32-bit carry-less products that fit in 128 bits: the fold. In reflected form a 64-bit by
+// 32-bit product comes out 33 bits short of where it belongs, so the constants are taken 33
+// powers lower: K_L = x^(D+31) mod P, K_H = x^(D-33) mod P, each in reflected 32-bit form. After
+// the last fold, 16 bytes remain whose CRC is the CRC of everything folded into them (the
+// initial CRC is XORed into the first 4 bytes, as for any reflected CRC): two crc32 instructions
+// finish it, then the tail (< 16 bytes) goes through crc32 byte by byte.
+
+// x^n mod P in reflected 32-bit form (bit j is the coefficient of x^(31-j)).
+constexpr uint32_t XPowModP(int n) {
+  uint32_t v = 0x80000000u;  // x^0
+  for (int i = 0; i < n; ++i) v = (v & 1) ? (v >> 1) ^ kPoly : v >> 1;
+  return v;
+}
+
+struct FoldConstant {
+  uint64_t low;   // K_L, multiplies the low qword.
+  uint64_t high;  // K_H, multiplies the high qword.
+};
+
+constexpr FoldConstant FoldBy(int bits) { return {XPowModP(bits + 31), XPowModP(bits - 33)}; }
+
+constexpr FoldConstant kFold2048 = FoldBy(2048);  // One 512-bit lane forward by 256 bytes.
+constexpr FoldConstant kFold512 = FoldBy(512);    // ... by 64 bytes.
+constexpr FoldConstant kFold128 = FoldBy(128);    // A 128-bit block forward by 16 bytes.
+
+#define BLOBTUNE_FOLD_TARGET \
+  __attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.2")))
+
+BLOBTUNE_FOLD_TARGET inline __m512i Broadcast(FoldConstant k) {
+  const auto low = static_cast<int64_t>(k.low);
+  const auto high = static_cast<int64_t>(k.high);
+  return _mm512_set_epi64(high, low, high, low, high, low, high, low);
+}
+
+// x folded forward onto y: each 128-bit lane of x times its constants, XOR y.
+BLOBTUNE_FOLD_TARGET inline __m512i Fold(__m512i x, __m512i k, __m512i y) {
+  return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+                                   _mm512_clmulepi64_epi128(x, k, 0x11), y, 0x96);  // a^b^c
+}
+
+BLOBTUNE_FOLD_TARGET inline __m128i Fold(__m128i x, __m128i k, __m128i y) {
+  return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+                                     _mm_clmulepi64_si128(x, k, 0x11)),
+                       y);
+}
+
+// Loads 64 bytes at `p` and, when copying, stores them at `d`.
+template <bool kCopy>
+BLOBTUNE_FOLD_TARGET inline __m512i Take64(const unsigned char* p, unsigned char* d) {
+  const __m512i v = _mm512_loadu_si512(p);
+  if constexpr (kCopy) _mm512_storeu_si512(d, v);
+  return v;
+}
+
+template <bool kCopy>
+BLOBTUNE_FOLD_TARGET inline __m128i Take16(const unsigned char* p, unsigned char* d) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if constexpr (kCopy) _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+  return v;
+}
+
+constexpr size_t kFoldMinBytes = 256;
+
+// Raw CRC of (p, n), copying it to d when kCopy. REQUIRES: n >= kFoldMinBytes.
+template <bool kCopy>
+BLOBTUNE_FOLD_TARGET uint32_t RawFold(uint32_t crc, const unsigned char* p, unsigned char* d,
+                                      size_t n) {
+  __m512i x0 = Take64<kCopy>(p, d);
+  __m512i x1 = Take64<kCopy>(p + 64, d + 64);
+  __m512i x2 = Take64<kCopy>(p + 128, d + 128);
+  __m512i x3 = Take64<kCopy>(p + 192, d + 192);
+  x0 = _mm512_xor_si512(x0, _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(crc))));
+  p += 256;
+  d += 256;
+  n -= 256;
+  const __m512i k2048 = Broadcast(kFold2048);
+  while (n >= 256) {
+    x0 = Fold(x0, k2048, Take64<kCopy>(p, d));
+    x1 = Fold(x1, k2048, Take64<kCopy>(p + 64, d + 64));
+    x2 = Fold(x2, k2048, Take64<kCopy>(p + 128, d + 128));
+    x3 = Fold(x3, k2048, Take64<kCopy>(p + 192, d + 192));
+    p += 256;
+    d += 256;
+    n -= 256;
+  }
+  const __m512i k512 = Broadcast(kFold512);
+  x1 = Fold(x0, k512, x1);
+  x2 = Fold(x1, k512, x2);
+  x3 = Fold(x2, k512, x3);
+  while (n >= 64) {
+    x3 = Fold(x3, k512, Take64<kCopy>(p, d));
+    p += 64;
+    d += 64;
+    n -= 64;
+  }
+  const __m128i k128 =
+      _mm_set_epi64x(static_cast<int64_t>(kFold128.high), static_cast<int64_t>(kFold128.low));
+  // (The masked extract: GCC 12 warns that the unmasked one reads an uninitialized register.)
+  const __m128i zero = _mm_setzero_si128();
+  __m128i a = _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 0);
+  a = Fold(a, k128, _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 1));
+  a = Fold(a, k128, _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 2));
+  a = Fold(a, k128, _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 3));
+  while (n >= 16) {
+    a = Fold(a, k128, Take16<kCopy>(p, d));
+    p += 16;
+    d += 16;
+    n -= 16;
+  }
+  uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(a)));
+  c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(a, 1)));
+  if constexpr (kCopy) std::memcpy(d, p, n);
+  while (n-- > 0) c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
+  return static_cast<uint32_t>(c);
+}
+
+#undef BLOBTUNE_FOLD_TARGET
+
+bool DetectFold() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
+         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq");
+}
+
 #endif  // __x86_64__
 
 const unsigned char* Bytes(std::span<const std::byte> data) {
@@ -154,6 +286,15 @@ const unsigned char* Bytes(std::span<const std::byte> data) {
 }
 
 }  // namespace
+
+bool FoldAvailable() noexcept {
+#if defined(__x86_64__)
+  static const bool available = DetectFold();
+  return available;
+#else
+  return false;
+#endif
+}
 
 bool HardwareAvailable() noexcept {
 #if defined(__x86_64__)
@@ -176,8 +317,44 @@ uint32_t ExtendHardware(uint32_t crc, std::span<const std::byte> data) noexcept 
 #endif
 }
 
+uint32_t ExtendFold(uint32_t crc, std::span<const std::byte> data) noexcept {
+#if defined(__x86_64__)
+  if (data.size() < kFoldMinBytes) return ExtendHardware(crc, data);
+  return ~RawFold<false>(~crc, Bytes(data), nullptr, data.size());
+#else
+  return ExtendPortable(crc, data);
+#endif
+}
+
+uint32_t ExtendCopyFold(uint32_t crc, std::byte* dst, std::span<const std::byte> src) noexcept {
+#if defined(__x86_64__)
+  if (src.size() >= kFoldMinBytes) {
+    return ~RawFold<true>(~crc, Bytes(src), reinterpret_cast<unsigned char*>(dst), src.size());
+  }
+#endif
+  if (!src.empty()) std::memcpy(dst, src.data(), src.size());
+  return Extend(crc, src);
+}
+
+uint32_t ExtendCopyChunked(uint32_t crc, std::byte* dst, std::span<const std::byte> src) noexcept {
+  constexpr size_t kChunk = 16 * 1024;
+  while (!src.empty()) {
+    const size_t n = src.size() < kChunk ? src.size() : kChunk;
+    std::memcpy(dst, src.data(), n);
+    crc = Extend(crc, std::span<const std::byte>(dst, n));
+    dst += n;
+    src = src.subspan(n);
+  }
+  return crc;
+}
+
 uint32_t Extend(uint32_t crc, std::span<const std::byte> data) noexcept {
+  if (FoldAvailable()) return ExtendFold(crc, data);
   return HardwareAvailable() ? ExtendHardware(crc, data) : ExtendPortable(crc, data);
+}
+
+uint32_t ExtendCopy(uint32_t crc, std::byte* dst, std::span<const std::byte> src) noexcept {
+  return FoldAvailable() ? ExtendCopyFold(crc, dst, src) : ExtendCopyChunked(crc, dst, src);
 }
 
 }  // namespace blobtune::store::crc32c

@@ -187,6 +187,10 @@ TEST_F(BlobStoreErrorsTest, CorruptPayloadIsDataLossAndNoBytesAreReturned) {
   std::vector<std::byte> buffer;
   EXPECT_EQ(store->Get("incoming", "victim", &buffer, nullptr).code(), StatusCode::kDataLoss);
   EXPECT_TRUE(buffer.empty());
+  // A buffer already large enough takes the one-pass copy-and-check path: still nothing returned.
+  std::vector<std::byte> sized(20000, std::byte{1});
+  EXPECT_EQ(store->Get("incoming", "victim", &sized, nullptr).code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(sized.empty());
   // The header is intact, so Stat (which reads only the header) still answers.
   EXPECT_TRUE(store->Stat("incoming", "victim").ok());
 }

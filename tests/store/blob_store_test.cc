@@ -114,6 +114,18 @@ TEST_F(BlobStoreTest, GetIntoACallerBufferReusesIt) {
   EXPECT_EQ(info.size_bytes, 5000u);
 }
 
+TEST_F(BlobStoreTest, GetIntoALargerOrSmallerBufferLeavesExactlyTheBlob) {
+  auto store = OpenStore();
+  for (size_t size : {size_t{0}, size_t{100}, size_t{300}, size_t{40000}, size_t{70001}}) {
+    ASSERT_TRUE(store->Put("payload", "b" + std::to_string(size), Pattern(size, 9)).ok());
+  }
+  std::vector<std::byte> buffer(50000, std::byte{7});  // Larger, then smaller, then larger.
+  for (size_t size : {size_t{300}, size_t{40000}, size_t{0}, size_t{70001}, size_t{100}}) {
+    ASSERT_TRUE(store->Get("payload", "b" + std::to_string(size), &buffer, nullptr).ok());
+    EXPECT_EQ(buffer, Pattern(size, 9)) << size;
+  }
+}
+
 TEST_F(BlobStoreTest, EmptyBlobIsStoredAndRead) {
   auto store = OpenStore();
   ASSERT_TRUE(store->Put("incoming", "empty", {}).ok());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,48 @@ TEST(Crc32cTest, HardwareAndPortableAgreeOnEverySizeAndAlignment) {
       std::span<const std::byte> part(data.data() + offset, size);
       ASSERT_EQ(ExtendHardware(0, part), ExtendPortable(0, part))
           << "offset " << offset << " size " << size;
+    }
+  }
+}
+
+TEST(Crc32cTest, FoldAndPortableAgreeOnEverySizeAndAlignment) {
+  if (!FoldAvailable()) GTEST_SKIP() << "no AVX-512 VPCLMULQDQ on this CPU";
+  const std::vector<std::byte> data = Pattern(70000, 5);
+  for (size_t offset = 0; offset < 9; ++offset) {
+    for (size_t size = 0; size < 1200; size += (size < 300 ? 1 : 7)) {
+      std::span<const std::byte> part(data.data() + offset, size);
+      ASSERT_EQ(ExtendFold(0x12345678u, part), ExtendPortable(0x12345678u, part))
+          << "offset " << offset << " size " << size;
+    }
+    for (size_t size : {size_t{4096}, size_t{10240}, size_t{65536 + 17}, data.size() - offset}) {
+      std::span<const std::byte> part(data.data() + offset, size);
+      ASSERT_EQ(ExtendFold(0, part), ExtendPortable(0, part))
+          << "offset " << offset << " size " << size;
+    }
+  }
+}
+
+TEST(Crc32cTest, ExtendCopyCopiesAndChecksumsInOnePass) {
+  const std::vector<std::byte> data = Pattern(40000 + 9, 13);
+  for (size_t offset : {size_t{0}, size_t{3}, size_t{8}}) {
+    for (size_t size : {size_t{0}, size_t{1}, size_t{15}, size_t{255}, size_t{256}, size_t{257},
+                        size_t{1000}, size_t{16384}, size_t{16385}, size_t{40000}}) {
+      std::span<const std::byte> part(data.data() + offset, size);
+      const uint32_t want = ExtendPortable(7, part);
+      std::vector<std::byte> out(size + 2, std::byte{0xAA});
+      EXPECT_EQ(ExtendCopy(7, out.data() + 1, part), want) << size;
+      EXPECT_TRUE(std::equal(part.begin(), part.end(), out.begin() + 1)) << size;
+      EXPECT_EQ(out.front(), std::byte{0xAA});
+      EXPECT_EQ(out.back(), std::byte{0xAA}) << "wrote past the end, size " << size;
+      std::fill(out.begin(), out.end(), std::byte{0xAA});
+      EXPECT_EQ(ExtendCopyChunked(7, out.data() + 1, part), want) << size;
+      EXPECT_TRUE(std::equal(part.begin(), part.end(), out.begin() + 1)) << size;
+      if (FoldAvailable()) {
+        std::fill(out.begin(), out.end(), std::byte{0xAA});
+        EXPECT_EQ(ExtendCopyFold(7, out.data() + 1, part), want) << size;
+        EXPECT_TRUE(std::equal(part.begin(), part.end(), out.begin() + 1)) << size;
+        EXPECT_EQ(out.back(), std::byte{0xAA}) << "wrote past the end, size " << size;
+      }
     }
   }
 }
