@@ -1,0 +1,115 @@
+// Exporter: serves a MetricsRegistry at http://ADDRESS/metrics for Prometheus to scrape
+// (prometheus-cpp's civetweb-based Exposer underneath; this header needs no prometheus-cpp).
+//
+// What an example program needs for `--metrics ADDR`:
+//
+//   std::unique_ptr<metrics::Exporter> exporter;
+//   if (!flags.metrics.empty()) {
+//     auto started = metrics::Exporter::Start(flags.metrics);   // "127.0.0.1:9464", ":9464"
+//     if (!started.ok()) { std::cerr << started.status() << "\n"; return 1; }
+//     exporter = *std::move(started);
+//   }
+//   tuner::LimiterOptions options;
+//   options.observer = metrics::LimiterObserverOf(exporter.get(), "put");  // nullptr without
+//   auto limiter = tuner::Limiter::Create(std::move(options)).value();
+//   metrics::Attachment link = metrics::AttachTo(exporter.get(), "put", *limiter);
+//
+// Address: "HOST:PORT", "[IPV6]:PORT", or just "PORT" / ":PORT", which bind 127.0.0.1 (never all
+// interfaces unless asked for with "0.0.0.0:PORT"). Port 0 picks a free port; port() says which.
+//
+// Lifetime: the exporter owns its registry, so it must outlive every limiter and store it
+// observes (they call into it) and every Attachment; declare it first. Destroying it stops the
+// server, which can take up to ~2 s while a scraper holds a keep-alive connection.
+//
+// Thread-safety: all methods may be called from any number of threads at once.
+#ifndef BLOBTUNE_METRICS_EXPORTER_H_
+#define BLOBTUNE_METRICS_EXPORTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "blobtune/metrics/attachment.h"
+#include "blobtune/metrics/limiter_metrics.h"
+#include "blobtune/metrics/registry.h"
+#include "blobtune/metrics/store_metrics.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::metrics {
+
+struct ExporterOptions {
+  // The HTTP path served. REQUIRES: starts with '/'. Default: "/metrics".
+  std::string path = "/metrics";
+  // With a non-empty username, scrapes must send HTTP basic auth with these credentials (over
+  // plain HTTP: keep the exporter on a trusted network). Default: none.
+  std::string basic_auth_username;
+  std::string basic_auth_password;
+  // Threads serving HTTP requests. REQUIRES: >= 1. Default: 2.
+  int threads = 2;
+
+  // OK, or INVALID_ARGUMENT saying which field is wrong.
+  Status Validate() const;
+};
+
+class Exporter {
+ public:
+  // The conventional port of Prometheus exporters embedded in applications, on loopback.
+  static constexpr std::string_view kDefaultAddress = "127.0.0.1:9464";
+
+  // Starts serving. INVALID_ARGUMENT for a malformed address or options, UNAVAILABLE when the
+  // address cannot be bound (in use, not local).
+  static StatusOr<std::unique_ptr<Exporter>> Start(std::string_view address = kDefaultAddress,
+                                                   ExporterOptions options = {});
+
+  Exporter(const Exporter&) = delete;
+  Exporter& operator=(const Exporter&) = delete;
+  ~Exporter();
+
+  MetricsRegistry& registry() noexcept { return registry_; }
+  // Shorthands for registry().AddLimiter / AddStore.
+  StatusOr<LimiterMetrics*> AddLimiter(std::string name) {
+    return registry_.AddLimiter(std::move(name));
+  }
+  StatusOr<StoreMetrics*> AddStore(std::string name) { return registry_.AddStore(std::move(name)); }
+
+  // The bound port (the chosen one when the address asked for port 0).
+  uint16_t port() const noexcept { return port_; }
+  // "HOST:PORT" actually served, e.g. "127.0.0.1:40721".
+  const std::string& address() const noexcept { return address_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  class Server;
+  Exporter();
+
+  MetricsRegistry registry_;  // Declared first: outlives the server that reads it.
+  std::unique_ptr<Server> server_;
+  uint16_t port_ = 0;
+  std::string address_;
+  std::string path_;
+};
+
+// Splits "HOST:PORT" / "[IPV6]:PORT" / "PORT" / ":PORT" into the civetweb listening address,
+// defaulting the host to 127.0.0.1. INVALID_ARGUMENT for anything else.
+StatusOr<std::string> NormalizeListenAddress(std::string_view address);
+
+// Optional-exporter helpers for programs where metrics are a flag: with a null exporter they
+// return nullptr / an empty Attachment, so the program needs no branches.
+//
+// The observer of a new limiter (or store) named `name`; nullptr when `exporter` is null or the
+// name is taken (the program then runs unobserved rather than failing).
+tuner::LimiterObserver* LimiterObserverOf(Exporter* exporter, std::string name);
+store::StoreObserver* StoreObserverOf(Exporter* exporter, std::string name);
+// Links the limiter (store) registered as `name` for scrape-time gauges.
+[[nodiscard]] Attachment AttachTo(Exporter* exporter, std::string_view name,
+                                  const tuner::Limiter& limiter);
+[[nodiscard]] Attachment AttachTo(Exporter* exporter, std::string_view name,
+                                  const store::BlobStore& store);
+
+}  // namespace blobtune::metrics
+
+#endif  // BLOBTUNE_METRICS_EXPORTER_H_

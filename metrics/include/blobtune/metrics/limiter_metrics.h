@@ -1,0 +1,133 @@
+// LimiterMetrics: the Prometheus series of one Limiter, collected through its LimiterObserver
+// interface (counters and histograms) and, while attached, by reading the limiter's gauges at
+// scrape time (limit, inflight, queue length, the algorithm's estimates).
+//
+//   metrics::LimiterMetrics* m = exporter->AddLimiter("put").value();   // or registry
+//   tuner::LimiterOptions options;
+//   options.observer = m;                            // the observer is fixed at construction
+//   auto limiter = tuner::Limiter::Create(std::move(options)).value();
+//   metrics::Attachment link = m->Attach(*limiter);  // gauges read at scrape time
+//
+// Sampling: every grant, failure and release is counted exactly. Permit latencies come from the
+// limiter's samples: above LimiterOptions::full_sampling_rate only one permit in `stride` is
+// timed and its sample is counted with its weight, so the histogram's count still estimates
+// completions. Ignored permits carry no sample and no latency.
+//
+// Locking: the callbacks are relaxed atomic adds only (no lock, no allocation). A mutex guards
+// the attached limiter pointer; only Attach, unlinking and scrapes take it.
+//
+// Thread-safety: all methods may be called from any number of threads at once. The object must
+// outlive the limiter it observes (it is the limiter's observer) and every Attachment.
+#ifndef BLOBTUNE_METRICS_LIMITER_METRICS_H_
+#define BLOBTUNE_METRICS_LIMITER_METRICS_H_
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "blobtune/metrics/attachment.h"
+#include "blobtune/metrics/histogram.h"
+#include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/limiter_observer.h"
+#include "blobtune/tuner/mutex.h"
+#include "blobtune/tuner/thread_annotations.h"
+
+namespace blobtune::metrics {
+
+// How an acquire ended: the `outcome` label of blobtune_limiter_permits_total. The first three
+// are how a granted permit was released; the others why an acquire got no permit.
+enum class PermitEnd { kSuccess, kDropped, kIgnored, kRejected, kTimeout, kCancelled, kQueueFull };
+inline constexpr size_t kPermitEndCount = 7;
+
+// "success", "dropped", "ignored", "rejected", "timeout", "cancelled", "queue_full".
+std::string_view PermitEndName(PermitEnd end) noexcept;
+
+// What the attached limiter showed at one scrape.
+struct LimiterGauges {
+  int limit = 0;
+  int inflight = 0;
+  size_t queue_length = 0;
+  uint32_t sample_stride = 1;
+  uint64_t lost_samples = 0;
+  std::string algorithm;
+  std::optional<double> baseline_latency_seconds;
+  std::optional<double> recent_latency_seconds;
+  std::optional<double> max_throughput;  // Permits per second.
+  std::string state;                     // Empty when the algorithm has no state machine.
+};
+
+// One limiter's series at one moment.
+struct LimiterSnapshot {
+  std::string name;
+  std::array<uint64_t, kPermitEndCount> permits{};  // Indexed by PermitEnd.
+  uint64_t limit_increases = 0;
+  uint64_t limit_decreases = 0;
+  HistogramSnapshot success_latency;    // Nanoseconds, successful permits.
+  HistogramSnapshot dropped_latency;    // Nanoseconds, dropped permits.
+  HistogramSnapshot queue_wait;         // Nanoseconds, every grant (0 for an immediate one).
+  std::optional<LimiterGauges> gauges;  // Set while a limiter is attached.
+  // The algorithm's bounds, when the program declared them (SetLimitBounds).
+  std::optional<int> min_limit;
+  std::optional<int> max_limit;
+};
+
+class LimiterMetrics final : public tuner::LimiterObserver {
+ public:
+  explicit LimiterMetrics(std::string name);
+  LimiterMetrics(const LimiterMetrics&) = delete;
+  LimiterMetrics& operator=(const LimiterMetrics&) = delete;
+  ~LimiterMetrics() override = default;
+
+  // The `limiter` label value.
+  const std::string& name() const noexcept { return name_; }
+
+  // Reads `limiter`'s gauges at each scrape until the returned Attachment is destroyed or
+  // reset; replaces any earlier link. REQUIRES: the Attachment is gone before `limiter` is.
+  [[nodiscard]] Attachment Attach(const tuner::Limiter& limiter);
+
+  // Declares the algorithm's [min_limit, max_limit], exported as gauges so that alerts can tell
+  // a limit pinned at a bound (LimitAlgorithm does not expose its bounds). Optional.
+  void SetLimitBounds(int min_limit, int max_limit) noexcept {
+    min_limit_.store(min_limit, std::memory_order_relaxed);
+    max_limit_.store(max_limit, std::memory_order_relaxed);
+  }
+
+  LimiterSnapshot Snapshot() const;
+
+  // tuner::LimiterObserver.
+  void OnGranted(Duration queue_wait) override;
+  void OnAcquireFailed(tuner::AcquireFailure why) override;
+  void OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) override;
+  void OnLimitChanged(int old_limit, int new_limit,
+                      const tuner::AlgorithmEstimates& estimates) override;
+
+ private:
+  static void Detach(void* self, uint64_t generation) noexcept;
+  void Count(PermitEnd end) noexcept {
+    permits_[static_cast<size_t>(end)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  const std::string name_;
+  // Monotonic counters, relaxed: each is read on its own at scrape time.
+  std::array<std::atomic<uint64_t>, kPermitEndCount> permits_{};
+  std::atomic<uint64_t> limit_increases_{0};
+  std::atomic<uint64_t> limit_decreases_{0};
+  AtomicHistogram success_latency_;
+  AtomicHistogram dropped_latency_;
+  AtomicHistogram queue_wait_;
+  std::atomic<int> min_limit_{0};  // 0: not declared.
+  std::atomic<int> max_limit_{0};
+
+  mutable Mutex attach_mu_;
+  const tuner::Limiter* limiter_ GUARDED_BY(attach_mu_) = nullptr;
+  // Counts Attach calls, so that unlinking a replaced Attachment leaves the newer link alone.
+  uint64_t generation_ GUARDED_BY(attach_mu_) = 0;
+};
+
+}  // namespace blobtune::metrics
+
+#endif  // BLOBTUNE_METRICS_LIMITER_METRICS_H_

@@ -1,0 +1,130 @@
+#include "blobtune/metrics/limiter_metrics.h"
+
+#include <chrono>
+#include <utility>
+
+namespace blobtune::metrics {
+namespace {
+
+uint64_t Nanos(Duration d) noexcept { return d.count() > 0 ? static_cast<uint64_t>(d.count()) : 0; }
+
+std::optional<double> Seconds(const std::optional<Duration>& d) {
+  if (!d) return std::nullopt;
+  return std::chrono::duration<double>(*d).count();
+}
+
+}  // namespace
+
+std::string_view PermitEndName(PermitEnd end) noexcept {
+  switch (end) {
+    case PermitEnd::kSuccess:
+      return "success";
+    case PermitEnd::kDropped:
+      return "dropped";
+    case PermitEnd::kIgnored:
+      return "ignored";
+    case PermitEnd::kRejected:
+      return "rejected";
+    case PermitEnd::kTimeout:
+      return "timeout";
+    case PermitEnd::kCancelled:
+      return "cancelled";
+    case PermitEnd::kQueueFull:
+      return "queue_full";
+  }
+  return "unknown";
+}
+
+LimiterMetrics::LimiterMetrics(std::string name)
+    : name_(std::move(name)),
+      success_latency_(LatencyBucketsNanos()),
+      dropped_latency_(LatencyBucketsNanos()),
+      queue_wait_(LatencyBucketsNanos()) {}
+
+Attachment LimiterMetrics::Attach(const tuner::Limiter& limiter) {
+  MutexLock lock(attach_mu_);
+  limiter_ = &limiter;
+  return Attachment(this, &LimiterMetrics::Detach, ++generation_);
+}
+
+void LimiterMetrics::Detach(void* self, uint64_t generation) noexcept {
+  auto* metrics = static_cast<LimiterMetrics*>(self);
+  MutexLock lock(metrics->attach_mu_);
+  if (metrics->generation_ == generation) metrics->limiter_ = nullptr;
+}
+
+void LimiterMetrics::OnGranted(Duration queue_wait) { queue_wait_.Observe(Nanos(queue_wait)); }
+
+void LimiterMetrics::OnAcquireFailed(tuner::AcquireFailure why) {
+  switch (why) {
+    case tuner::AcquireFailure::kRejected:
+      return Count(PermitEnd::kRejected);
+    case tuner::AcquireFailure::kTimeout:
+      return Count(PermitEnd::kTimeout);
+    case tuner::AcquireFailure::kCancelled:
+      return Count(PermitEnd::kCancelled);
+    case tuner::AcquireFailure::kQueueFull:
+      return Count(PermitEnd::kQueueFull);
+  }
+}
+
+void LimiterMetrics::OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) {
+  switch (outcome) {
+    case tuner::PermitOutcome::kSuccess:
+      Count(PermitEnd::kSuccess);
+      if (sample != nullptr) success_latency_.Observe(Nanos(sample->latency), sample->weight);
+      return;
+    case tuner::PermitOutcome::kDropped:
+      Count(PermitEnd::kDropped);
+      if (sample != nullptr) dropped_latency_.Observe(Nanos(sample->latency), sample->weight);
+      return;
+    case tuner::PermitOutcome::kIgnored:
+      return Count(PermitEnd::kIgnored);
+  }
+}
+
+void LimiterMetrics::OnLimitChanged(int old_limit, int new_limit,
+                                    const tuner::AlgorithmEstimates& /*estimates*/) {
+  // The estimates are read from the attached limiter at scrape time instead: pushing them here
+  // would need a lock (the state is a string) for a value nobody reads between scrapes.
+  if (new_limit > old_limit) {
+    limit_increases_.fetch_add(1, std::memory_order_relaxed);
+  } else if (new_limit < old_limit) {
+    limit_decreases_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+LimiterSnapshot LimiterMetrics::Snapshot() const {
+  LimiterSnapshot s;
+  s.name = name_;
+  for (size_t i = 0; i < kPermitEndCount; ++i) {
+    s.permits[i] = permits_[i].load(std::memory_order_relaxed);
+  }
+  s.limit_increases = limit_increases_.load(std::memory_order_relaxed);
+  s.limit_decreases = limit_decreases_.load(std::memory_order_relaxed);
+  s.success_latency = success_latency_.Snapshot();
+  s.dropped_latency = dropped_latency_.Snapshot();
+  s.queue_wait = queue_wait_.Snapshot();
+  if (const int min = min_limit_.load(std::memory_order_relaxed); min > 0) s.min_limit = min;
+  if (const int max = max_limit_.load(std::memory_order_relaxed); max > 0) s.max_limit = max;
+
+  MutexLock lock(attach_mu_);
+  if (limiter_ != nullptr) {
+    LimiterGauges g;
+    g.limit = limiter_->limit();
+    g.inflight = limiter_->inflight();
+    g.queue_length = limiter_->queue_length();
+    g.sample_stride = limiter_->sample_stride();
+    g.lost_samples = limiter_->lost_samples();
+    g.algorithm = std::string(limiter_->algorithm_name());
+    const tuner::AlgorithmEstimates e = limiter_->estimates();
+    g.baseline_latency_seconds = Seconds(e.baseline_latency);
+    g.recent_latency_seconds = Seconds(e.recent_latency);
+    g.max_throughput = e.max_throughput;
+    g.state = std::string(e.state);
+    s.gauges = std::move(g);
+  }
+  return s;
+}
+
+}  // namespace blobtune::metrics
