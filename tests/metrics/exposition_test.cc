@@ -1,0 +1,150 @@
+// The text exposition of a registry: names, types, labels and units, and promtool's verdict.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "blobtune/metrics/registry.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/fake_clock.h"
+#include "blobtune/tuner/limiter.h"
+#include "test_support.h"
+
+namespace blobtune::metrics {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(MetricsRegistryTest, NamesAreUniqueAndNotEmpty) {
+  MetricsRegistry registry;
+  ASSERT_TRUE(registry.AddLimiter("put").ok());
+  EXPECT_EQ(registry.AddLimiter("put").status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.AddLimiter("").status().code(), StatusCode::kInvalidArgument);
+  // Limiters and stores are separate name spaces (different labels).
+  EXPECT_TRUE(registry.AddStore("put").ok());
+  EXPECT_EQ(registry.AddStore("put").status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(registry.FindLimiter("put"), nullptr);
+  EXPECT_EQ(registry.FindLimiter("get"), nullptr);
+  EXPECT_NE(registry.FindStore("put"), nullptr);
+}
+
+TEST(MetricsRegistryTest, AnEmptyRegistryExposesNothing) {
+  MetricsRegistry registry;
+  EXPECT_EQ(registry.TextExposition(), "");
+}
+
+class ExpositionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    limiter_metrics_ = registry_.AddLimiter("put").value();
+    store_metrics_ = registry_.AddStore("blobs").value();
+    tuner::LimiterOptions lo;
+    lo.algorithm = std::make_unique<testing::SteeredAlgorithm>(target_);
+    lo.clock = &clock_;
+    lo.observer = limiter_metrics_;
+    limiter_ = tuner::Limiter::Create(std::move(lo)).value();
+    store::StoreOptions so;
+    so.directory = dir_.Sub("store");
+    so.namespaces = {"incoming", "payload"};
+    so.durability = store::Durability::kNoSync;
+    so.observer = store_metrics_;
+    store_ = store::BlobStore::Open(so).value();
+    limiter_link_ = limiter_metrics_->Attach(*limiter_);
+    store_link_ = store_metrics_->Attach(*store_);
+  }
+
+  // Puts a blob under a permit that takes `latency` of fake time.
+  void Put(const std::string& id, std::chrono::nanoseconds latency) {
+    auto permit = limiter_->TryAcquire();
+    ASSERT_TRUE(permit);
+    const std::vector<std::byte> bytes(64, std::byte{1});
+    ASSERT_TRUE(store_->Put("incoming", id, bytes).ok());
+    clock_.Advance(latency);
+    permit->Success(bytes.size());
+  }
+
+  testing::TempDir dir_;
+  FakeClock clock_;
+  std::shared_ptr<std::atomic<int>> target_ = std::make_shared<std::atomic<int>>(4);
+  MetricsRegistry registry_;
+  LimiterMetrics* limiter_metrics_ = nullptr;
+  StoreMetrics* store_metrics_ = nullptr;
+  std::unique_ptr<tuner::Limiter> limiter_;
+  std::unique_ptr<store::BlobStore> store_;
+  Attachment limiter_link_;
+  Attachment store_link_;
+};
+
+TEST_F(ExpositionTest, ExposesLimiterSeriesInBaseUnitsWithTheLimiterLabel) {
+  Put("a", std::chrono::milliseconds(3));
+  Put("b", std::chrono::milliseconds(30));
+  (void)limiter_->TryAcquire();  // One ignored permit.
+  const std::string text = registry_.TextExposition();
+  EXPECT_THAT(text, HasSubstr("# TYPE blobtune_limiter_limit gauge\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_limit{limiter=\"put\"} 4\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_inflight{limiter=\"put\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_queue_length{limiter=\"put\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_info{limiter=\"put\",algorithm=\"steered\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_limiter_algorithm_state{limiter=\"put\",state=\"steady\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_limiter_baseline_latency_seconds{limiter=\"put\"} 0.002\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_max_throughput{limiter=\"put\"} 1234.5\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE blobtune_limiter_permits_total counter\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_limiter_permits_total{limiter=\"put\",outcome=\"success\"} 2\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_limiter_permits_total{limiter=\"put\",outcome=\"ignored\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_limiter_permits_total{limiter=\"put\",outcome=\"timeout\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE blobtune_limiter_permit_duration_seconds histogram\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_permit_duration_seconds_bucket{limiter=\"put\","
+                              "outcome=\"success\",le=\"0.005\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_permit_duration_seconds_bucket{limiter=\"put\","
+                              "outcome=\"success\",le=\"+Inf\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_permit_duration_seconds_sum{limiter=\"put\","
+                              "outcome=\"success\"} 0.033"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_queue_wait_seconds_count{limiter=\"put\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_limit_changes_total{limiter=\"put\","
+                              "direction=\"increase\"} 0\n"));
+}
+
+TEST_F(ExpositionTest, ExposesStoreSeriesWithStoreOpAndNamespaceLabels) {
+  Put("a", std::chrono::milliseconds(1));
+  EXPECT_FALSE(store_->Get("incoming", "missing").ok());
+  const std::string text = registry_.TextExposition();
+  EXPECT_THAT(text, HasSubstr("blobtune_store_operations_total{store=\"blobs\",op=\"put\","
+                              "namespace=\"incoming\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_blob_bytes_total{store=\"blobs\",op=\"put\","
+                              "namespace=\"incoming\"} 64\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_operations_total{store=\"blobs\",op=\"get\","
+                              "namespace=\"payload\"} 0\n"));
+  EXPECT_THAT(text, Not(HasSubstr("blobtune_store_blob_bytes_total{store=\"blobs\",op=\"erase\"")));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_errors_total{store=\"blobs\",op=\"get\","
+                              "code=\"NOT_FOUND\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_commits_total{store=\"blobs\",result=\"ok\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_store_commit_batch_size_bucket{store=\"blobs\",le=\"1\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_commit_duration_seconds_count{store=\"blobs\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_map_size_bytes{store=\"blobs\"} 67108864\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_map_max_bytes{store=\"blobs\"} 68719476736\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_map_used_bytes{store=\"blobs\"} "));
+  EXPECT_THAT(text, HasSubstr("blobtune_store_queued_writes{store=\"blobs\"} 0\n"));
+}
+
+TEST_F(ExpositionTest, PassesPromtoolCheckMetrics) {
+  Put("a", std::chrono::milliseconds(2));
+  (void)limiter_->TryAcquire();
+  EXPECT_FALSE(store_->Get("payload", "missing").ok());
+  const std::string text = registry_.TextExposition();
+  const testing::CommandResult r = testing::PromtoolCheckMetrics(text);
+  EXPECT_EQ(r.exit_code, 0) << r.output << "\n--- exposition:\n" << text;
+  EXPECT_EQ(r.output, "") << "promtool found lint problems";
+}
+
+}  // namespace
+}  // namespace blobtune::metrics

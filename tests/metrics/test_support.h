@@ -1,0 +1,99 @@
+// Helpers shared by the metrics tests: a temp directory, running promtool on a text, and a
+// limit algorithm whose limit and estimates the test sets.
+#ifndef BLOBTUNE_TESTS_METRICS_TEST_SUPPORT_H_
+#define BLOBTUNE_TESTS_METRICS_TEST_SUPPORT_H_
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "blobtune/tuner/limit_algorithm.h"
+
+namespace blobtune::metrics::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = "/tmp/blobtune-metrics-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Sub(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together.
+};
+
+// Runs `command` with /bin/sh, feeding it `input` on stdin (from a file in `dir`).
+inline CommandResult RunCommand(const std::string& command, std::string_view input,
+                                const TempDir& dir) {
+  const std::string in = dir.Sub("stdin.txt");
+  std::ofstream(in) << input;
+  CommandResult r;
+  FILE* p = popen((command + " < '" + in + "' 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// `promtool check metrics` on an exposition text.
+inline CommandResult PromtoolCheckMetrics(std::string_view exposition) {
+  TempDir dir;
+  return RunCommand(std::string(BLOBTUNE_PROMTOOL) + " check metrics", exposition, dir);
+}
+
+// A LimitAlgorithm whose limit the test sets through a shared atomic; it reports estimates.
+class SteeredAlgorithm final : public tuner::LimitAlgorithm {
+ public:
+  explicit SteeredAlgorithm(std::shared_ptr<std::atomic<int>> target)
+      : target_(std::move(target)) {}
+  std::string_view name() const noexcept override { return "steered"; }
+  int limit() const noexcept override { return limit_; }
+  int Update(const tuner::Sample&) override {
+    limit_ = target_->load();
+    return limit_;
+  }
+  tuner::AlgorithmEstimates estimates() const override {
+    tuner::AlgorithmEstimates e;
+    e.baseline_latency = std::chrono::milliseconds(2);
+    e.max_throughput = 1234.5;
+    e.state = "steady";
+    return e;
+  }
+  std::unique_ptr<tuner::LimitAlgorithm> Clone() const override {
+    return std::make_unique<SteeredAlgorithm>(*this);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> target_;
+  int limit_ = target_->load();
+};
+
+}  // namespace blobtune::metrics::testing
+
+#endif  // BLOBTUNE_TESTS_METRICS_TEST_SUPPORT_H_
