@@ -17,9 +17,11 @@ constexpr std::string_view kName = "knee";
 // A drop faster than this fraction of the baseline is an error, not overload.
 constexpr double kFastDropFraction = 0.5;
 // A window latency above limit * W0 * this cannot come from queueing behind our own accesses
-// (at most limit - 1 ahead, each served in less than W0): the baseline is stale.
-constexpr double kImpossibleLatencyMargin = 1.5;
-constexpr int kStaleWindowsBeforeProbe = 2;
+// (at most limit - 1 ahead, each served in less than W0): the baseline is stale. The margin is
+// wide because other clients of the resource queue ahead of ours too, and a probe that measures
+// their queue inflates our baseline and makes us unfair to them.
+constexpr double kImpossibleLatencyMargin = 2.5;
+constexpr int kStaleWindowsBeforeProbe = 3;
 // Proposals at least this far from the limit (relative), or kJumpAccesses, apply at once;
 // smaller ones need two windows in a row agreeing on the direction.
 constexpr double kJumpFraction = 0.2;
@@ -29,8 +31,6 @@ constexpr int kJumpAccesses = 2;
 constexpr int kMinSamplesFloor = 8;
 // A baseline candidate pools this many successes measured under one limit.
 constexpr double kBaselineBlock = 32;
-// A block this much faster than the baseline means the resource got faster.
-constexpr double kFasterRatio = 0.7;
 
 // Weight of a window in the latency cv average: slow, the cv sets the queue allowance.
 constexpr double kCvSmoothing = 0.05;
@@ -166,7 +166,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (state_ == State::kProbing) {
     // Only accesses granted under the pinned limit got here: their latency is the baseline.
     if (!latency_s) return;  // Keep probing until an access succeeds.
-    SetBaseline(*latency_s, options_.min_limit);
+    baseline_s_ = *latency_s;
     limit_ = limit_before_probe_;
     state_ = State::kGrowing;  // The knee may have moved far: slow start again.
     pending_direction_ = 0;
@@ -180,8 +180,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (!baseline_s_) return;
   const double baseline = *baseline_s_;
 
-  if (latency_s && state_ != State::kStartup && window_max_inflight > 1) {
-    // Two windows in a row, so that one noisy window does not pin the limit.
+  if (latency_s && state_ == State::kTracking && window_max_inflight > 1) {
+    // Several windows in a row, so that noise does not pin the limit.
     const bool impossible = *latency_s > window_limit * baseline * kImpossibleLatencyMargin;
     stale_windows_ = impossible ? stale_windows_ + 1 : 0;
     if (stale_windows_ >= kStaleWindowsBeforeProbe) {
@@ -251,7 +251,7 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
   if (!latency_s) return;
   if (window_max_inflight <= 1) {
     // One access at a time: nothing queued ahead of any of them, so this is the baseline.
-    SetBaseline(*latency_s, 1);
+    baseline_s_ = *latency_s;
     return;
   }
   // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
@@ -266,17 +266,11 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
   const double candidate = block_latency_sum_s_ / block_successes_;
   block_successes_ = 0;
   block_latency_sum_s_ = 0;
-  // Latency does not fall as the limit rises, so a block measured under a higher limit than
-  // the baseline's can lower it only if the resource itself got faster.
-  if (!baseline_s_ || (candidate < *baseline_s_ && window_limit <= baseline_limit_) ||
-      candidate < kFasterRatio * *baseline_s_) {
-    SetBaseline(candidate, window_limit);
+  // Any block may lower it: with other clients on the resource, latency at a higher limit of
+  // ours can be lower than it was at a lower one.
+  if (!baseline_s_ || candidate < *baseline_s_) {
+    baseline_s_ = candidate;
   }
-}
-
-void KneeLimit::SetBaseline(double latency_s, int limit) {
-  baseline_s_ = latency_s;
-  baseline_limit_ = limit;
 }
 
 double KneeLimit::Headroom() const {

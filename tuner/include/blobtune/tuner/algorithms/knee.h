@@ -6,37 +6,49 @@
 // For any resource behind a limiter: a server thread, LMDB's single writer, a disk of depth k, a
 // network round trip. Unlike the latency-gradient algorithms it needs no latency tolerance: by
 // Little's law, the accesses a resource can hold without queueing are its goodput times its
-// no-load latency, whatever that latency is.
+// no-load latency, whatever that latency is. How much queue it takes to keep the resource busy
+// depends on how variable its service is, so the allowance above the knee grows with the
+// latency's coefficient of variation. See docs/TUNING.md for how it scores.
 //
 //   StatusOr<KneeLimit> knee = KneeLimit::Create({.max_limit = 256});
 //   if (!knee.ok()) return knee.status();
 //   int limit = knee->Update(sample);
 //
 // Samples are pooled into windows of at least window_rtts baseline latencies and
-// min(min_window_samples, 4 * limit) successes; a window opens when the previous one closes (or
-// at the first access after an idle gap) and closes at most max_window_time later. Per window, with W its mean
-// success latency, X its goodput (successes per second), W0 the baseline (no-load latency):
-//   W0  = the least W of any window with enough successes (a mean, never one lucky sample),
-//         raised only by a baseline probe (below).
-//   x   = EWMA of X over windows (weight `smoothing`); d = EWMA of slow-drop rate * drop latency
-//         (the permits that timed-out or hung accesses hold, by Little's law).
-//   B   = x * W0                                   accesses in flight at the knee (BDP)
-//   target = B + headroom * sqrt(B) + d            knee plus queue allowance
-//   growth:   if the window reached the limit and W <= (1 + growth_tolerance) * W0 (no queue
-//             yet), target = max(target, limit * growth_factor)        (slow start)
+// min(min_window_samples, max(8, 4 * limit)) successes; a window opens when the previous one
+// closes (or at the first access after an idle gap) and closes at most max_window_time later.
+// Per window, with W its mean success latency, X its goodput (successes per second):
+//   W0  baseline (no-load latency): the least mean latency of a block of >= 32 successes
+//       measured under one limit (a mean, never one lucky sample); the mean of a window in
+//       which only one access was ever in flight sets it outright; a probe (below) resets it.
+//   x   = sum(successes) / sum(durations), both averaged over windows with weight smoothing
+//         (a ratio of averages: per-window rates are noisy and biased upwards).
+//   cv  = slow average (weight 0.05) of the coefficient of variation of latency within windows.
+//   d   = average of slow-drop rate * slow-drop latency: the permits that timed-out or hung
+//         accesses hold (Little's law).
+//   B   = x * W0                                    accesses in flight at the knee
+//   h   = min(max_headroom, headroom + headroom_per_cv * cv)
+//   target = B + h * sqrt(B) + d                    knee plus a queue allowance
+//   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0),
+//             and again after a probe, a window that reached the limit sets
+//             target = max(target, limit * growth_factor).
 //   app-limited: if no sample found the limit full, the limit does not grow.
-//   bounded:  limit' = clamp(round(target), ceil(limit * max_decrease), ...), within
+//   bounded:  limit' = max(round(target), ceil(limit * max_decrease)), within
 //             [min_limit, max_limit] and never below 1.
-//   hysteresis: the limit moves only when round(target) differs from it for two windows in a
-//             row, or by more than 20% at once.
+//   hysteresis: a change of at least max(2, 20% of the limit), or any change while slow
+//             starting, applies at once; a smaller one only when two windows in a row propose
+//             to move the same way.
 // Drops: a drop faster than half the baseline is an error, not overload, and is ignored. Slow
-// drops (timeouts, hangs) hold permits; they count in d, never in W or X.
-// Baseline probe: the baseline can only be too low if the resource got slower. That shows as a
-// window whose latency is impossible for a queue of at most limit - 1 accesses ahead,
-// W > limit * W0 * (1 + 0.2), or as a limit pushed down to 1 or 2 with W > 1.5 * W0. Then the
-// limit is pinned to min_limit for one window whose accesses were all granted inside it, and W0
-// becomes that window's W. It is the only time the limit is pinned low, and it never runs on a
-// schedule.
+// drops (timeouts, hangs) count in d, never in W or X.
+// Baseline probe: the baseline is too low only if the resource got slower. That shows as
+// latency no queue of our own can explain, while tracking: W > limit * W0 * 2.5 (at most
+// limit - 1 of ours ahead, each served in less than W0) in three windows in a row. Then the
+// limit is pinned to
+// min_limit for one window of min_window_samples accesses, all granted inside it; W0 becomes
+// its mean latency and slow start resumes from the target. It is the only time the limit is
+// pinned low, and it never runs on a schedule, so a stable resource is never probed. The margin
+// is wide because other clients of the resource queue ahead of ours too; a probe that measured
+// their queue would inflate our baseline and make us unfair to them.
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (baseline probe).
@@ -143,7 +155,6 @@ class KneeLimit final : public LimitAlgorithm {
   void StartProbe(TimePoint now);
   void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
                       std::optional<double> latency_s);
-  void SetBaseline(double latency_s, int limit);
   int MinWindowSamples() const;
   double Headroom() const;
 
@@ -152,7 +163,6 @@ class KneeLimit final : public LimitAlgorithm {
   State state_ = State::kStartup;
   Window window_;
   std::optional<double> baseline_s_;     // W0.
-  int baseline_limit_ = 0;               // The limit W0 was measured under.
   int block_limit_ = 0;                  // The block of windows pooled for a baseline candidate.
   double block_successes_ = 0;
   double block_latency_sum_s_ = 0;
