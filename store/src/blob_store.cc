@@ -15,6 +15,7 @@
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/mutex.h"
 #include "lmdb_env.h"
+#include "read_txn_pool.h"
 #include "reader_gate.h"
 #include "store_directory.h"
 #include "write_batcher.h"
@@ -94,8 +95,7 @@ class LmdbBlobStore final : public BlobStore {
 
   ~LmdbBlobStore() override {
     writer_->Stop();
-    MutexLock lock(pool_mu_);
-    read_pool_.clear();  // Aborts the pooled read transactions before env_ closes.
+    read_pool_.Clear();  // Aborts the pooled read transactions before env_ closes.
   }
 
   Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
@@ -231,14 +231,7 @@ class LmdbBlobStore final : public BlobStore {
   };
 
   StatusOr<LmdbTxn> AcquireReadTxn() {
-    LmdbTxn txn;
-    {
-      MutexLock lock(pool_mu_);
-      if (!read_pool_.empty()) {
-        txn = std::move(read_pool_.back());
-        read_pool_.pop_back();
-      }
-    }
+    LmdbTxn txn = read_pool_.Take();
     if (txn.handle() != nullptr) {
       if (Status s = txn.Renew(); !s.ok()) return s;
       return txn;
@@ -254,10 +247,7 @@ class LmdbBlobStore final : public BlobStore {
     return fresh;
   }
 
-  void ReleaseReadTxn(LmdbTxn txn) {
-    MutexLock lock(pool_mu_);
-    read_pool_.push_back(std::move(txn));
-  }
+  void ReleaseReadTxn(LmdbTxn txn) { read_pool_.Give(std::move(txn)); }
 
   // Copies `bytes` into `*out` and returns their CRC32C, in one pass where the CPU allows.
   static uint32_t VerifiedCopy(std::span<const std::byte> bytes, std::vector<std::byte>* out) {
@@ -371,10 +361,9 @@ class LmdbBlobStore final : public BlobStore {
   Clock& clock_;
   StoreObserver* const observer_;
   internal::ReaderGate gate_;
-  Mutex pool_mu_;
   // Reset read transactions, each holding a reader slot: renewing one avoids the reader-table
   // lock that a fresh mdb_txn_begin takes under MDB_NOTLS.
-  std::vector<LmdbTxn> read_pool_ GUARDED_BY(pool_mu_);
+  internal::ReadTxnPool read_pool_;
   std::unique_ptr<internal::WriteBatcher> writer_;
 };
 

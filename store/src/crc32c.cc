@@ -128,12 +128,14 @@ __attribute__((target("sse4.2"))) void ThreeWay(uint64_t& c0, const unsigned cha
 __attribute__((target("sse4.2"))) uint32_t RawHardware(uint32_t crc, const unsigned char* p,
                                                        size_t n) {
   uint64_t c0 = crc;
-  while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
-    c0 = _mm_crc32_u8(static_cast<uint32_t>(c0), *p++);
-    --n;
+  if (n >= 3 * kShortBlock) {  // Short inputs (a record header) go straight to the loop below.
+    while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
+      c0 = _mm_crc32_u8(static_cast<uint32_t>(c0), *p++);
+      --n;
+    }
+    ThreeWay(c0, p, n, kLongBlock, LongShift());
+    ThreeWay(c0, p, n, kShortBlock, ShortShift());
   }
-  ThreeWay(c0, p, n, kLongBlock, LongShift());
-  ThreeWay(c0, p, n, kShortBlock, ShortShift());
   while (n >= 8) {
     c0 = _mm_crc32_u64(c0, Load64(p));
     p += 8;

@@ -179,6 +179,17 @@ Status LmdbTxn::Renew() {
   return Status::Ok();
 }
 
+MDB_txn* LmdbTxn::ReleaseReset() noexcept {
+  reset_ = false;
+  return std::exchange(txn_, nullptr);
+}
+
+LmdbTxn LmdbTxn::AdoptReset(MDB_txn* txn) noexcept {
+  LmdbTxn out(txn);
+  out.reset_ = txn != nullptr;
+  return out;
+}
+
 int LmdbTxn::Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexcept {
   MDB_val k = ToVal(key);
   return mdb_get(txn_, dbi, &k, value);

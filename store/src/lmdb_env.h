@@ -103,6 +103,10 @@ class LmdbTxn {
   // Read transactions only: drop the snapshot but keep the reader slot, then take a new one.
   void Reset() noexcept;
   Status Renew();
+  // Read transactions only, for a pool of reset transactions: gives up the handle of a reset
+  // transaction (REQUIRES: reset), and wraps such a handle again.
+  MDB_txn* ReleaseReset() noexcept;
+  static LmdbTxn AdoptReset(MDB_txn* txn) noexcept;
 
   // mdb_get: returns MDB_SUCCESS or MDB_NOTFOUND, other codes as they come.
   int Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexcept;
