@@ -7,10 +7,22 @@
 //   BM_StorePutGroupCommit/<size>/threads:<n>  n callers blocking in Put; avg_batch = puts/commit
 //   BM_RawLmdbPutBatch/<size>/<n>              one thread: txn_begin, n x mdb_put, txn_commit
 // Reads (warm, one read transaction per get in both: mdb_txn_renew ... mdb_txn_reset):
-//   BM_StoreGetCopy / BM_RawLmdbGetCopy        bytes copied into a reused buffer
-//   BM_StoreGetZeroCopy / BM_RawLmdbGetZeroCopy  the callback sees the bytes in the map
+//   BM_StoreGetCopy / BM_RawLmdbGetCopy        bytes copied into a reused buffer; 16 blobs per
+//                                              size, so they stay in the CPU caches
+//   BM_StoreGetCopyCold / BM_RawLmdbGetCopyCold  the same over 64 MiB of blobs per size, more
+//                                              than the last-level cache: page-cache reads, as
+//                                              a store serving many blobs sees them
+//   BM_StoreGetZeroCopy / BM_RawLmdbGetZeroCopy  the callback sees the bytes in the map and
+//                                              does nothing with them (lookup cost only)
+//   BM_StoreGetZeroCopyConsume / BM_RawLmdbGetZeroCopyConsume  the callback reads every byte
+//                                              (a 64-bit XOR over the blob), as a real
+//                                              zero-copy reader (hash, parse, send) does
 // The store verifies each blob's CRC32C on every read (raw LMDB has nothing to verify); the
 // *NoVerify variants read a second store opened with verify_checksums = false.
+// Fair comparisons: a copying reader needs the bytes in its buffer, so Copy against Copy is the
+// like-for-like pair (the store's check rides along the copy). A zero-copy read that never looks
+// at the bytes costs O(1) raw and O(size) verified, so the fair zero-copy pair is *Consume, where
+// both readers touch every byte once.
 // Both run with glibc's heap kept resident (StoreOptions::keep_heap_resident: process-wide).
 // Set BLOBTUNE_BENCH_DIR to put the databases somewhere other than /tmp.
 #include <lmdb.h>
@@ -19,10 +31,13 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +50,9 @@ namespace {
 constexpr size_t kSizes[] = {10 * 1024, 100 * 1024, 1024 * 1024};
 constexpr int kReadKeys = 16;   // Blobs per size that the read benchmarks cycle over.
 constexpr int kWriteKeys = 8;   // Ids per writer thread that the write benchmarks overwrite.
+constexpr size_t kColdBytes = size_t{64} << 20;  // Cold working set per size (> the LLC).
+
+int ColdKeys(size_t size) { return static_cast<int>(kColdBytes / size); }
 
 std::vector<std::byte> Payload(size_t size) {
   std::vector<std::byte> out(size);
@@ -106,6 +124,33 @@ struct BenchWorld {
     Check(mdb_dbi_open(txn, "bench", MDB_CREATE, &raw_dbi), "mdb_dbi_open");
     Check(mdb_txn_commit(txn), "mdb_txn_commit");
 
+    for (size_t size : kSizes) {  // The cold working sets: submitted at once, group committed.
+      const auto payload = Payload(size);
+      std::mutex mu;
+      std::condition_variable cv;
+      int pending = ColdKeys(size);
+      for (int k = 0; k < ColdKeys(size); ++k) {
+        Status s = store->SubmitWrite(WriteOp::PutBorrowed("bench", ColdId(size, k), payload),
+                                      [&](Status done) {
+                                        if (!done.ok()) std::abort();
+                                        std::lock_guard<std::mutex> lock(mu);
+                                        if (--pending == 0) cv.notify_one();
+                                      });
+        if (!s.ok()) std::abort();
+      }
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return pending == 0; });
+      }
+      Check(mdb_txn_begin(raw, nullptr, 0, &txn), "mdb_txn_begin");
+      for (int k = 0; k < ColdKeys(size); ++k) {
+        const std::string id = ColdId(size, k);
+        MDB_val key{id.size(), const_cast<char*>(id.data())};
+        MDB_val val{payload.size(), const_cast<std::byte*>(payload.data())};
+        Check(mdb_put(txn, raw_dbi, &key, &val, 0), "mdb_put");
+      }
+      Check(mdb_txn_commit(txn), "mdb_txn_commit");
+    }
     for (size_t size : kSizes) {  // The blobs the read benchmarks read.
       const auto payload = Payload(size);
       for (int k = 0; k < kReadKeys; ++k) {
@@ -129,6 +174,9 @@ struct BenchWorld {
   }
   static std::string ReadId(size_t size, int k) {
     return "read-" + std::to_string(size) + "-" + std::to_string(k);
+  }
+  static std::string ColdId(size_t size, int k) {
+    return "cold-" + std::to_string(size) + "-" + std::to_string(k);
   }
 };
 
@@ -198,16 +246,36 @@ void BM_RawLmdbPutBatch(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * batch * size));
 }
 
-template <bool kVerify>
+std::vector<std::string> ReadIds(size_t size, bool cold) {
+  std::vector<std::string> ids;
+  for (int k = 0; k < (cold ? ColdKeys(size) : kReadKeys); ++k) {
+    ids.push_back(cold ? BenchWorld::ColdId(size, k) : BenchWorld::ReadId(size, k));
+  }
+  return ids;
+}
+
+// What a zero-copy reader does with the bytes in the *Consume benchmarks: reads each once.
+uint64_t Consume(std::span<const std::byte> bytes) {
+  uint64_t x = 0;
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + i, 8);
+    x ^= v;
+  }
+  for (; i < bytes.size(); ++i) x ^= static_cast<uint64_t>(bytes[i]);
+  return x;
+}
+
+template <bool kVerify, bool kCold = false>
 void StoreGetCopy(benchmark::State& state) {
   BlobStore& store = kVerify ? *world->store : *world->unverified;
   const size_t size = static_cast<size_t>(state.range(0));
-  std::vector<std::string> ids;
-  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
+  const std::vector<std::string> ids = ReadIds(size, kCold);
   std::vector<std::byte> buffer;
-  int i = 0;
+  size_t i = 0;
   for (auto _ : state) {
-    if (!store.Get("bench", ids[i++ % kReadKeys], &buffer, nullptr).ok()) {
+    if (!store.Get("bench", ids[i++ % ids.size()], &buffer, nullptr).ok()) {
       state.SkipWithError("get failed");
     }
     benchmark::DoNotOptimize(buffer.data());
@@ -216,20 +284,23 @@ void StoreGetCopy(benchmark::State& state) {
   SetCounters(state, size);
 }
 
-template <bool kVerify>
+template <bool kVerify, bool kConsume = false>
 void StoreGetZeroCopy(benchmark::State& state) {
   BlobStore& store = kVerify ? *world->store : *world->unverified;
   const size_t size = static_cast<size_t>(state.range(0));
-  std::vector<std::string> ids;
-  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
-  int i = 0;
+  const std::vector<std::string> ids = ReadIds(size, false);
+  size_t i = 0;
   size_t seen = 0;
   for (auto _ : state) {
-    Status s = store.View("bench", ids[i++ % kReadKeys],
-                                  [&](std::span<const std::byte> bytes, const BlobInfo&) {
-                                    benchmark::DoNotOptimize(bytes.data());
-                                    seen += bytes.size();
-                                  });
+    Status s = store.View("bench", ids[i++ % ids.size()],
+                          [&](std::span<const std::byte> bytes, const BlobInfo&) {
+                            benchmark::DoNotOptimize(bytes.data());
+                            if constexpr (kConsume) {
+                              seen += Consume(bytes);
+                            } else {
+                              seen += bytes.size();
+                            }
+                          });
     if (!s.ok()) state.SkipWithError("view failed");
   }
   benchmark::DoNotOptimize(seen);
@@ -238,20 +309,19 @@ void StoreGetZeroCopy(benchmark::State& state) {
 
 // Raw reads use the same transaction discipline as the store: one read transaction per get,
 // recycled with mdb_txn_reset / mdb_txn_renew (the cheap path under MDB_NOTLS).
-template <bool kCopy>
+template <bool kCopy, bool kCold = false, bool kConsume = false>
 void RawGet(benchmark::State& state) {
   const size_t size = static_cast<size_t>(state.range(0));
-  std::vector<std::string> ids;
-  for (int k = 0; k < kReadKeys; ++k) ids.push_back(BenchWorld::ReadId(size, k));
+  const std::vector<std::string> ids = ReadIds(size, kCold);
   std::vector<std::byte> buffer;
   MDB_txn* txn = nullptr;
   Check(mdb_txn_begin(world->raw, nullptr, MDB_RDONLY, &txn), "mdb_txn_begin");
   mdb_txn_reset(txn);
-  int i = 0;
+  size_t i = 0;
   size_t seen = 0;
   for (auto _ : state) {
     Check(mdb_txn_renew(txn), "mdb_txn_renew");
-    const std::string& id = ids[i++ % kReadKeys];
+    const std::string& id = ids[i++ % ids.size()];
     MDB_val key{id.size(), const_cast<char*>(id.data())};
     MDB_val val{};
     Check(mdb_get(txn, world->raw_dbi, &key, &val), "mdb_get");
@@ -260,6 +330,9 @@ void RawGet(benchmark::State& state) {
       buffer.assign(p, p + val.mv_size);
       benchmark::DoNotOptimize(buffer.data());
       benchmark::ClobberMemory();
+    } else if constexpr (kConsume) {
+      benchmark::DoNotOptimize(p);
+      seen += Consume(std::span<const std::byte>(p, val.mv_size));
     } else {
       benchmark::DoNotOptimize(p);
       seen += val.mv_size;
@@ -277,6 +350,12 @@ void BM_StoreGetZeroCopy(benchmark::State& state) { StoreGetZeroCopy<true>(state
 void BM_StoreGetZeroCopyNoVerify(benchmark::State& state) { StoreGetZeroCopy<false>(state); }
 void BM_RawLmdbGetCopy(benchmark::State& state) { RawGet<true>(state); }
 void BM_RawLmdbGetZeroCopy(benchmark::State& state) { RawGet<false>(state); }
+void BM_StoreGetCopyCold(benchmark::State& state) { StoreGetCopy<true, true>(state); }
+void BM_RawLmdbGetCopyCold(benchmark::State& state) { RawGet<true, true>(state); }
+void BM_StoreGetZeroCopyConsume(benchmark::State& state) { StoreGetZeroCopy<true, true>(state); }
+void BM_RawLmdbGetZeroCopyConsume(benchmark::State& state) {
+  RawGet<false, false, true>(state);
+}
 
 void SizeArgs(benchmark::internal::Benchmark* b) {
   for (size_t size : kSizes) b->Arg(static_cast<int64_t>(size));
@@ -301,6 +380,10 @@ BENCHMARK(BM_StoreGetCopyNoVerify)->Apply(SizeArgs);
 BENCHMARK(BM_StoreGetZeroCopy)->Apply(SizeArgs);
 BENCHMARK(BM_StoreGetZeroCopyNoVerify)->Apply(SizeArgs);
 BENCHMARK(BM_RawLmdbGetZeroCopy)->Apply(SizeArgs);
+BENCHMARK(BM_StoreGetCopyCold)->Apply(SizeArgs);
+BENCHMARK(BM_RawLmdbGetCopyCold)->Apply(SizeArgs);
+BENCHMARK(BM_StoreGetZeroCopyConsume)->Apply(SizeArgs);
+BENCHMARK(BM_RawLmdbGetZeroCopyConsume)->Apply(SizeArgs);
 
 }  // namespace
 }  // namespace blobtune::store
