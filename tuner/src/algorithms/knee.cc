@@ -16,6 +16,9 @@ namespace {
 constexpr std::string_view kName = "knee";
 // A drop faster than this fraction of the baseline is an error, not overload.
 constexpr double kFastDropFraction = 0.5;
+// A drop slower than this multiple of the usual latency hung or timed out: it held a permit
+// without being served.
+constexpr double kHangRatio = 3.0;
 // A window latency above limit * W0 * this cannot come from queueing behind our own accesses
 // (at most limit - 1 ahead, each served in less than W0): the baseline is stale. The margin is
 // wide because other clients of the resource queue ahead of ours too, and a probe that measures
@@ -26,11 +29,12 @@ constexpr int kStaleWindowsBeforeProbe = 3;
 // smaller ones need two windows in a row agreeing on the direction.
 constexpr double kJumpFraction = 0.2;
 constexpr int kJumpAccesses = 2;
+constexpr double kMaxStep = 0.1;
 
 // Windows need at least this many successes (when min_window_samples allows), even at limit 1.
 constexpr int kMinSamplesFloor = 8;
 // A baseline candidate pools this many successes measured under one limit.
-constexpr double kBaselineBlock = 32;
+constexpr double kBaselineBlock = 64;
 
 // Weight of a window in the latency cv average: slow, the cv sets the queue allowance.
 constexpr double kCvSmoothing = 0.05;
@@ -108,15 +112,23 @@ void KneeLimit::AddToWindow(const Sample& sample) {
     window_max_inflight_ = 0;
   }
   const bool empty =
-      window_.successes == 0 && window_.slow_drops == 0 && window_.fast_drops == 0;
+      window_.served == 0 && window_.slow_drops == 0 && window_.fast_drops == 0;
   // After an idle gap the window starts at the first access it measures, so that the gap does
   // not dilute its goodput.
   if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
   window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
   if (sample.inflight >= limit_) window_.limit_reached = true;
   const double latency_s = std::max(0.0, Seconds(sample.latency));
-  if (!sample.dropped) {
-    window_.successes += weight;
+  // A drop that took about as long as a success was served by the resource all the same (its
+  // deadline passed while it waited for a permit, or in the resource): it counts towards the
+  // resource's throughput. Otherwise the limit would follow goodput down when deadlines expire
+  // in our own queue, and collapse with it.
+  const double reference_s = std::max(baseline_s_.value_or(0.0), last_latency_s_.value_or(0.0));
+  const bool served = !sample.dropped || (baseline_s_ && latency_s >= kFastDropFraction *
+                                                             *baseline_s_ &&
+                                          latency_s <= kHangRatio * reference_s);
+  if (served) {
+    window_.served += weight;
     window_.latency_sum_s += weight * latency_s;
     window_.latency_sq_sum_s2 += weight * latency_s * latency_s;
   } else if (baseline_s_ && latency_s < kFastDropFraction * *baseline_s_) {
@@ -134,11 +146,11 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   double reference_s = 0;
   if (baseline_s_) {
     reference_s = *baseline_s_;
-  } else if (window_.successes > 0) {
-    reference_s = window_.latency_sum_s / window_.successes;
+  } else if (window_.served > 0) {
+    reference_s = window_.latency_sum_s / window_.served;
   }
   return Seconds(age) >= options_.window_rtts * reference_s &&
-         window_.successes >= MinWindowSamples();
+         window_.served >= MinWindowSamples();
 }
 
 void KneeLimit::StartProbe(TimePoint now) {
@@ -157,10 +169,10 @@ void KneeLimit::CloseWindow(TimePoint now) {
   window_max_inflight_ = 0;
 
   const double duration_s = Seconds(now - w.open_at);
-  if (duration_s <= 0 || (w.successes == 0 && w.slow_drops == 0)) return;
-  const double goodput = w.successes / duration_s;
+  if (duration_s <= 0 || (w.served == 0 && w.slow_drops == 0)) return;
+  const double goodput = w.served / duration_s;
   std::optional<double> latency_s;
-  if (w.successes > 0) latency_s = w.latency_sum_s / w.successes;
+  if (w.served > 0) latency_s = w.latency_sum_s / w.served;
   if (latency_s) last_latency_s_ = latency_s;
 
   if (state_ == State::kProbing) {
@@ -199,10 +211,10 @@ void KneeLimit::CloseWindow(TimePoint now) {
   // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
   // (a window ends on a completion) and noisy.
   if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
-    smoothed_successes_ = w.successes;
+    smoothed_successes_ = w.served;
     smoothed_duration_s_ = duration_s;
   } else {
-    smoothed_successes_ += options_.smoothing * (w.successes - smoothed_successes_);
+    smoothed_successes_ += options_.smoothing * (w.served - smoothed_successes_);
     smoothed_duration_s_ += options_.smoothing * (duration_s - smoothed_duration_s_);
   }
   goodput_ = smoothed_successes_ / smoothed_duration_s_;
@@ -211,9 +223,9 @@ void KneeLimit::CloseWindow(TimePoint now) {
                              : 0.0;
   drop_holding_ += options_.smoothing * (holding - drop_holding_);
 
-  if (latency_s && w.successes >= 2) {
+  if (latency_s && w.served >= 2) {
     const double mean = *latency_s;
-    const double variance = std::max(0.0, w.latency_sq_sum_s2 / w.successes - mean * mean);
+    const double variance = std::max(0.0, w.latency_sq_sum_s2 / w.served - mean * mean);
     const double cv2 = mean > 0 ? variance / (mean * mean) : 0.0;
     latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (cv2 - *latency_cv2_) : cv2;
   }
@@ -237,9 +249,18 @@ void KneeLimit::CloseWindow(TimePoint now) {
     return;
   }
   const int direction = diff > 0 ? 1 : -1;
-  const bool jump = std::abs(diff) >= std::max<double>(kJumpAccesses, kJumpFraction * limit_);
-  if (jump || growing || direction == pending_direction_) {
+  if (growing) {
     limit_ = proposal;
+    pending_direction_ = 0;
+    return;
+  }
+  // A large cut applies at once: the queue it removes costs every access now. Any other move
+  // waits for a second window that agrees, and an increase is at most kMaxStep of the limit,
+  // so that noise in one window does not carry the limit away from the knee.
+  const bool jump = std::abs(diff) >= std::max<double>(kJumpAccesses, kJumpFraction * limit_);
+  if ((jump && direction < 0) || direction == pending_direction_) {
+    const int step = std::max(1, static_cast<int>(kMaxStep * limit_));
+    limit_ = direction > 0 ? std::min(proposal, limit_ + step) : proposal;
     pending_direction_ = 0;
   } else {
     pending_direction_ = direction;
@@ -260,7 +281,7 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
     block_successes_ = 0;
     block_latency_sum_s_ = 0;
   }
-  block_successes_ += w.successes;
+  block_successes_ += w.served;
   block_latency_sum_s_ += w.latency_sum_s;
   if (block_successes_ < kBaselineBlock && baseline_s_) return;
   const double candidate = block_latency_sum_s_ / block_successes_;

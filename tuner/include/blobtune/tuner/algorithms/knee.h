@@ -90,8 +90,8 @@ class KneeLimit final : public LimitAlgorithm {
     double headroom = 0.5;
     double headroom_per_cv = 2.5;
     double max_headroom = 3;
-    // Weight of a new window in the goodput average. Default: 0.25. REQUIRES: 0 < x <= 1.
-    double smoothing = 0.25;
+    // Weight of a new window in the goodput average. Default: 0.15. REQUIRES: 0 < x <= 1.
+    double smoothing = 0.15;
     // Shortest window, in baseline latencies. Default: 2. REQUIRES: 0 < window_rtts <= 1000.
     double window_rtts = 2;
     // Successes a window needs (capped at 4 * limit). Default: 16. REQUIRES: 1 <= x <= 100000.
@@ -139,8 +139,8 @@ class KneeLimit final : public LimitAlgorithm {
     TimePoint open_at{};
     bool open = false;
     bool limit_reached = false;  // Some sample was granted with inflight >= the limit.
-    double successes = 0;
-    double latency_sum_s = 0;    // Of the successes.
+    double served = 0;           // Successes and drops served like them (see knee.cc).
+    double latency_sum_s = 0;    // Of those.
     double latency_sq_sum_s2 = 0;
     double slow_drops = 0;
     double slow_drop_latency_sum_s = 0;
