@@ -1,0 +1,227 @@
+// The blob path of a delivery run: see delivery_run.h.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <random>
+#include <span>
+#include <sstream>
+#include <vector>
+
+#include "blobtune/tuner/async_acquire.h"
+#include "delivery_run.h"
+#include "http_client.h"
+#include "local_work.h"
+#include "message.h"
+
+namespace blobtune::delivery {
+namespace {
+
+namespace asio = boost::asio;
+using boost::beast::http::verb;
+using tuner::Permit;
+
+std::span<const std::byte> Bytes(std::string_view s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
+
+// Everything one run shares; lives on the run's event-loop thread.
+class BlobRun {
+ public:
+  BlobRun(const DeliveryOptions& options, uint16_t port, store::BlobStore& store,
+          tuner::Limiter& limiter)
+      : options_(options),
+        store_(store),
+        limiter_(limiter),
+        http_(io_.get_executor(), "127.0.0.1", port),
+        rng_(options.seed) {}
+
+  RunResult Run() {
+    auto start = std::chrono::steady_clock::now();
+    asio::co_spawn(io_, Deliver(), asio::detached);
+    io_.run();
+    pool_.join();
+    result_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result_.retries = http_.retries();
+    result_.final_limit = limiter_.limit();
+    return result_;
+  }
+
+ private:
+  void Fail(Status status) {
+    if (result_.status.ok()) result_.status = std::move(status);
+  }
+
+  // The client's own work in one limited step, which the real local work (store, crypto) is part
+  // of: a step's local part lasts max(real work, this draw).
+  std::chrono::nanoseconds ClientWork() {
+    // Lognormal with the configured mean and cv 0.5: sigma^2 = ln(1 + cv^2).
+    const double sigma = std::sqrt(std::log(1.25));
+    double mean = static_cast<double>(std::chrono::nanoseconds(options_.client_work_mean).count()) *
+                  options_.time_scale;
+    std::lognormal_distribution<double> work(std::log(mean) - sigma * sigma / 2, sigma);
+    return std::chrono::nanoseconds(static_cast<int64_t>(work(rng_)));
+  }
+
+  asio::awaitable<StatusOr<Permit>> Acquire() {
+    co_return co_await tuner::AsyncAcquire(limiter_, io_.get_executor(),
+                                           std::chrono::nanoseconds(options_.permit_timeout),
+                                           asio::use_awaitable);
+  }
+
+  asio::awaitable<void> Deliver() {
+    std::string target = "/incoming";
+    StatusOr<HttpResponse> listing = co_await http_.Request(verb::get, target);
+    if (!listing.ok() || listing->status != 200) {
+      Fail(listing.ok() ? Status::Internal("listing answered " + std::to_string(listing->status))
+                        : listing.status());
+      co_return;
+    }
+    std::vector<std::string> ids;
+    std::istringstream lines(listing->body);
+    for (std::string id; std::getline(lines, id);) ids.push_back(id);
+    remaining_ = ids.size();
+    // All messages start at once, as in the original client; the limiter decides how many
+    // accesses run.
+    for (std::string& id : ids) asio::co_spawn(io_, DeliverOne(std::move(id)), asio::detached);
+    if (ids.empty()) co_await FinalSync();
+  }
+
+  asio::awaitable<void> DeliverOne(std::string id) {
+    Status s = co_await DeliverSteps(id);
+    if (s.ok()) {
+      ++result_.delivered;
+    } else {
+      Fail(s.WithContext(id));
+    }
+    if (--remaining_ == 0) co_await FinalSync();
+  }
+
+  // Ends `permit` by how `status` says the access went: a failure the resource caused (an
+  // unavailable server, a deadline) is a drop; others tell nothing about load.
+  static void Report(Permit& permit, const Status& status, size_t bytes) {
+    if (status.ok()) {
+      permit.Success(bytes);
+    } else if (status.code() == StatusCode::kUnavailable ||
+               status.code() == StatusCode::kDeadlineExceeded ||
+               status.code() == StatusCode::kResourceExhausted) {
+      permit.Dropped();
+    }
+  }
+
+  static Status Expect(const StatusOr<HttpResponse>& response, std::initializer_list<unsigned> ok,
+                       const std::string& what) {
+    if (!response.ok()) return response.status();
+    for (unsigned code : ok) {
+      if (response->status == code) return Status();
+    }
+    return Status::Internal(std::string(what) + " answered " + std::to_string(response->status) +
+                            ": " + response->body.substr(0, 200));
+  }
+
+  asio::awaitable<Status> DeliverSteps(const std::string& id) {
+    std::string body;
+    {  // get: download the incoming blob, store it locally, read it back.
+      StatusOr<Permit> permit = co_await Acquire();
+      if (!permit.ok()) co_return permit.status();
+      StatusOr<HttpResponse> got = co_await http_.Request(verb::get, "/incoming/" + id);
+      Status s = Expect(got, {200}, "GET /incoming/" + id);
+      auto work_until = std::chrono::steady_clock::now() + ClientWork();
+      if (s.ok()) {
+        body = std::move(got->body);
+        s = co_await OnPool(pool_, [&] {
+          Status put = store_.Put(kIncoming, id, Bytes(body));
+          if (!put.ok()) return put;
+          StatusOr<std::vector<std::byte>> back = store_.Get(kIncoming, id);
+          return back.status();
+        });
+      }
+      if (s.ok()) co_await SleepUntil(work_until);
+      Report(*permit, s, body.size());
+      if (!s.ok()) co_return s;
+    }
+    {  // put: store the payload, read it back, encrypt, upload.
+      StatusOr<Permit> permit = co_await Acquire();
+      if (!permit.ok()) co_return permit.status();
+      std::string sealed;
+      auto work_until = std::chrono::steady_clock::now() + ClientWork();
+      Status s = co_await OnPool(pool_, [&] {
+        Status put = store_.Put(kPayload, id, Bytes(body));
+        if (!put.ok()) return put;
+        StatusOr<std::vector<std::byte>> back = store_.Get(kPayload, id);
+        if (!back.ok()) return back.status();
+        return EncryptPayload(id, std::string_view(reinterpret_cast<const char*>(back->data()),
+                                                   back->size()),
+                              &sealed);
+      });
+      if (s.ok()) {
+        // (co_await is kept out of the Expect() call: GCC 12 miscompiles a string literal
+        // argument in the same full-expression as a co_await.)
+        StatusOr<HttpResponse> put = co_await http_.Request(verb::put, "/outgoing/" + id, sealed);
+        s = Expect(put, {201}, "PUT /outgoing/" + id);
+      }
+      if (s.ok()) co_await SleepUntil(work_until);
+      Report(*permit, s, sealed.size());
+      if (!s.ok()) co_return s;
+    }
+    // The small metadata documents, outside the limiter as in the original client.
+    Status docs = co_await OnPool(pool_, [&] {
+      size_t index = std::stoul(id.substr(id.find('-') + 1));
+      std::vector<std::string> documents = MetadataDocuments(index);
+      for (size_t i = 0; i < documents.size(); ++i) {
+        Status put = store_.Put(kDocuments, id + "/" + std::to_string(i), Bytes(documents[i]));
+        if (!put.ok()) return put;
+      }
+      return Status();
+    });
+    if (!docs.ok()) co_return docs;
+    {  // delete: upstream, then locally.
+      StatusOr<Permit> permit = co_await Acquire();
+      if (!permit.ok()) co_return permit.status();
+      // A 404 means an earlier attempt deleted it and its answer was lost to a fault.
+      StatusOr<HttpResponse> deleted = co_await http_.Request(verb::delete_, "/incoming/" + id);
+      Status s = Expect(deleted, {204, 404}, "DELETE /incoming/" + id);
+      auto work_until = std::chrono::steady_clock::now() + ClientWork();
+      if (s.ok()) s = co_await OnPool(pool_, [&] { return store_.Erase(kIncoming, id); });
+      if (s.ok()) co_await SleepUntil(work_until);
+      Report(*permit, s, 0);
+      if (!s.ok()) co_return s;
+    }
+    co_return Status();
+  }
+
+  asio::awaitable<void> FinalSync() {
+    // One batched upload of the 3 metadata documents of every message.
+    std::string batch;
+    for (size_t i = 0; i < options_.messages; ++i) {
+      for (const std::string& doc : MetadataDocuments(i)) batch += doc;
+    }
+    StatusOr<HttpResponse> synced = co_await http_.Request(verb::post, "/sync", std::move(batch));
+    Status s = Expect(synced, {200}, "POST /sync");
+    if (!s.ok()) Fail(s);
+  }
+
+  const DeliveryOptions& options_;
+  store::BlobStore& store_;
+  tuner::Limiter& limiter_;
+  asio::io_context io_;
+  asio::thread_pool pool_{2};
+  HttpClient http_;
+  std::mt19937_64 rng_;
+  size_t remaining_ = 0;
+  RunResult result_;
+};
+
+}  // namespace
+
+RunResult RunBlobPath(const DeliveryOptions& options, uint16_t server_port,
+                      store::BlobStore& store, tuner::Limiter& limiter) {
+  BlobRun run(options, server_port, store, limiter);
+  return run.Run();
+}
+
+}  // namespace blobtune::delivery

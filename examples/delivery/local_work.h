@@ -1,0 +1,49 @@
+// Helpers for the client's local work in a delivery run: running blocking store and crypto
+// calls on a thread pool from a coroutine, simulated client work, and AES-256-GCM.
+//
+// Thread-safety: the coroutine helpers must be awaited from the run's event loop.
+#ifndef BLOBTUNE_EXAMPLES_DELIVERY_LOCAL_WORK_H_
+#define BLOBTUNE_EXAMPLES_DELIVERY_LOCAL_WORK_H_
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::delivery {
+
+// Runs `fn` (returning Status) on `pool` and resumes the caller on its own executor, so that
+// blocking LMDB calls never stall the event loop.
+template <typename Fn>
+boost::asio::awaitable<Status> OnPool(boost::asio::thread_pool& pool, Fn fn) {
+  co_return co_await boost::asio::co_spawn(
+      pool, [fn = std::move(fn)]() mutable -> boost::asio::awaitable<Status> { co_return fn(); },
+      boost::asio::use_awaitable);
+}
+
+// Simulated work: returns at `until` (at once if that has passed).
+inline boost::asio::awaitable<void> SleepUntil(std::chrono::steady_clock::time_point until) {
+  if (until <= std::chrono::steady_clock::now()) co_return;
+  boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, until);
+  boost::system::error_code ignored;
+  co_await timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ignored));
+}
+
+// AES-256-GCM of `plaintext` with a key and nonce derived from `id`: ciphertext then the 16-byte
+// tag in `out`. INTERNAL if OpenSSL fails.
+Status EncryptPayload(std::string_view id, std::string_view plaintext, std::string* out);
+
+}  // namespace blobtune::delivery
+
+#endif  // BLOBTUNE_EXAMPLES_DELIVERY_LOCAL_WORK_H_

@@ -1,0 +1,296 @@
+#include "mail_server.h"
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cmath>
+#include <future>
+#include <random>
+#include <string_view>
+#include <thread>
+
+#include "message.h"
+
+namespace blobtune::delivery {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// The value of `key` in a query string such as "offset=10&count=50", or `fallback`.
+size_t QueryNumber(std::string_view query, std::string_view key, size_t fallback) {
+  size_t pos = 0;
+  while (pos < query.size()) {
+    size_t end = query.find('&', pos);
+    std::string_view pair = query.substr(pos, end == std::string_view::npos ? end : end - pos);
+    if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
+      return std::strtoull(std::string(pair.substr(key.size() + 1)).c_str(), nullptr, 10);
+    }
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return fallback;
+}
+
+Response MakeResponse(const Request& request, http::status status, std::string body) {
+  Response response{status, request.version()};
+  response.set(http::field::server, "blobtune-mail-server");
+  response.set(http::field::content_type, "application/octet-stream");
+  response.keep_alive(request.keep_alive());
+  response.body() = std::move(body);
+  response.prepare_payload();
+  return response;
+}
+
+}  // namespace
+
+class MailServer::Impl {
+ public:
+  explicit Impl(const MailServerOptions& options)
+      : options_(options), acceptor_(io_), rng_(options.seed) {}
+
+  Status Listen() {
+    boost::system::error_code ec;
+    tcp::endpoint endpoint(asio::ip::make_address(options_.address, ec), options_.port);
+    if (ec) return Status::InvalidArgument("bad listen address '" + options_.address + "'");
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Status::Unavailable("cannot listen on " + options_.address + ":" +
+                                 std::to_string(options_.port) + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint().port();
+    FillMailbox();
+    asio::co_spawn(io_, Accept(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+    return Status();
+  }
+
+  ~Impl() {
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  uint16_t port() const noexcept { return port_; }
+
+  // Runs `fn` on the event-loop thread and waits for it.
+  template <typename Fn>
+  auto OnLoop(Fn fn) {
+    std::packaged_task<decltype(fn())()> task(std::move(fn));
+    auto result = task.get_future();
+    asio::post(io_, [&task] { task(); });
+    return result.get();
+  }
+
+  void FillMailbox() {
+    incoming_.clear();
+    for (size_t i = 0; i < options_.messages; ++i) {
+      incoming_[MessageId(i)] = MessageBody(options_.seed, i, options_.message_size);
+    }
+    report_ = MailServerReport();
+  }
+
+  MailServerReport TakeReport() {
+    MailServerReport report = report_;
+    report.remaining = incoming_.size();
+    return report;
+  }
+
+ private:
+  std::chrono::nanoseconds Scaled(std::chrono::nanoseconds cost) const {
+    return std::chrono::nanoseconds(
+        static_cast<int64_t>(static_cast<double>(cost.count()) * options_.time_scale));
+  }
+
+  asio::awaitable<void> Sleep(std::chrono::nanoseconds duration) {
+    if (duration <= std::chrono::nanoseconds::zero()) co_return;
+    asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+
+  // The token lookup: one server thread, FIFO, exponential service time. Everything runs on one
+  // event-loop thread, so the queue is just the time the "thread" becomes free.
+  asio::awaitable<void> AuthLookup() {
+    std::exponential_distribution<double> service(1.0);
+    auto cost = std::chrono::nanoseconds(static_cast<int64_t>(
+        service(rng_) * static_cast<double>(Scaled(options_.auth_mean).count())));
+    auto now = std::chrono::steady_clock::now();
+    auth_free_at_ = std::max(auth_free_at_, now) + cost;
+    asio::steady_timer timer(co_await asio::this_coro::executor, auth_free_at_);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+
+  asio::awaitable<void> Accept() {
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return;
+      asio::co_spawn(io_, Serve(std::move(socket)), asio::detached);
+    }
+  }
+
+  asio::awaitable<void> Serve(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    for (;;) {
+      Request request;
+      boost::system::error_code ec;
+      stream.expires_after(std::chrono::seconds(60));
+      co_await http::async_read(stream, buffer, request,
+                                asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return;  // Closed by the client, timed out, or malformed: end the session.
+      ++report_.requests;
+
+      enum class Fault { kNone, kError, kReset, kStall } fault = Fault::kNone;
+      if (options_.fault_rate > 0 &&
+          std::uniform_real_distribution<double>(0, 1)(rng_) < options_.fault_rate) {
+        fault = static_cast<Fault>(1 + rng_() % 3);
+        ++report_.faults;
+      }
+      if (fault == Fault::kReset) co_return;  // Drops the connection without an answer.
+
+      co_await AuthLookup();
+      std::chrono::nanoseconds extra{};
+      Response response = fault == Fault::kError
+                              ? MakeResponse(request, http::status::service_unavailable,
+                                             "injected fault: try again")
+                              : Handle(request, &extra);
+      if (fault == Fault::kStall) extra += Scaled(options_.auth_mean) * 20;
+      size_t bytes = request.body().size() + response.body().size();
+      if (options_.bandwidth_bytes_per_s > 0) {
+        extra += Scaled(std::chrono::nanoseconds(static_cast<int64_t>(
+            1e9 * static_cast<double>(bytes) / options_.bandwidth_bytes_per_s)));
+      }
+      co_await Sleep(extra + Scaled(options_.network_rtt));
+      co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec || !response.keep_alive()) co_return;
+    }
+  }
+
+  // Serves one request; `extra` receives the request's cost beyond the lookup and the network.
+  Response Handle(const Request& request, std::chrono::nanoseconds* extra) {
+    std::string_view target(request.target().data(), request.target().size());
+    std::string_view query;
+    if (size_t q = target.find('?'); q != std::string_view::npos) {
+      query = target.substr(q + 1);
+      target = target.substr(0, q);
+    }
+    constexpr std::string_view kIncoming = "/incoming/";
+    constexpr std::string_view kOutgoing = "/outgoing/";
+    const http::verb verb = request.method();
+
+    if (verb == http::verb::get && target == "/incoming") {
+      std::string list;
+      for (const auto& [id, body] : incoming_) list += id + "\n";
+      *extra = Scaled(options_.list_cost);
+      return MakeResponse(request, http::status::ok, std::move(list));
+    }
+    if (target.starts_with(kIncoming)) {
+      std::string id(target.substr(kIncoming.size()));
+      auto it = incoming_.find(id);
+      if (verb == http::verb::get) {
+        if (it == incoming_.end()) return MakeResponse(request, http::status::not_found, "no message " + id);
+        return MakeResponse(request, http::status::ok, it->second);
+      }
+      if (verb == http::verb::delete_) {
+        if (it == incoming_.end()) return MakeResponse(request, http::status::not_found, "no message " + id);
+        incoming_.erase(it);
+        ++report_.applied_deletes[id];
+        return MakeResponse(request, http::status::no_content, "");
+      }
+    }
+    if (verb == http::verb::put && target.starts_with(kOutgoing)) {
+      ++report_.uploads;
+      return MakeResponse(request, http::status::created, "");
+    }
+    if (verb == http::verb::post && target == "/sync") {
+      ++report_.syncs;
+      *extra = Scaled(options_.sync_cost);
+      return MakeResponse(request, http::status::ok, "");
+    }
+    if (verb == http::verb::get && target == "/legacy/documents") {
+      size_t offset = QueryNumber(query, "offset", 0);
+      size_t count = QueryNumber(query, "count", 0);
+      std::string documents;
+      for (size_t i = offset; i < offset + count && i < options_.messages; ++i) {
+        documents += MessageBody(options_.seed, i, options_.message_size);
+      }
+      // The batch cost is paid once per download, spread over its requests by size.
+      double share = options_.messages == 0 ? 0 : static_cast<double>(count) /
+                                                      static_cast<double>(options_.messages);
+      *extra = Scaled(std::chrono::nanoseconds(static_cast<int64_t>(
+          share * static_cast<double>(std::chrono::nanoseconds(options_.legacy_batch_cost).count()) +
+          static_cast<double>(documents.size()) / kMiB *
+              static_cast<double>(std::chrono::nanoseconds(options_.legacy_per_mib).count()))));
+      return MakeResponse(request, http::status::ok, std::move(documents));
+    }
+    if (verb == http::verb::post && target == "/legacy/upload") {
+      // The batched sync acknowledges every downloaded message: the server drops them.
+      for (const auto& [id, body] : incoming_) ++report_.applied_deletes[id];
+      incoming_.clear();
+      *extra = Scaled(options_.legacy_batch_cost);
+      return MakeResponse(request, http::status::ok, "");
+    }
+    return MakeResponse(request, http::status::not_found,
+                        "no such endpoint: " + std::string(request.method_string()) + " " +
+                            std::string(target));
+  }
+
+  MailServerOptions options_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+  // Event-loop thread only.
+  std::map<std::string, std::string> incoming_;
+  MailServerReport report_;
+  std::chrono::steady_clock::time_point auth_free_at_{};
+  std::mt19937_64 rng_;
+};
+
+StatusOr<std::unique_ptr<MailServer>> MailServer::Start(const MailServerOptions& options) {
+  if (!(options.time_scale > 0) || !std::isfinite(options.time_scale)) {
+    return Status::InvalidArgument("time_scale must be a positive number");
+  }
+  if (options.fault_rate < 0 || options.fault_rate >= 1) {
+    return Status::InvalidArgument("fault_rate must be in [0, 1)");
+  }
+  auto impl = std::make_unique<Impl>(options);
+  Status listening = impl->Listen();
+  if (!listening.ok()) return listening;
+  return std::unique_ptr<MailServer>(new MailServer(std::move(impl)));
+}
+
+MailServer::MailServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MailServer::~MailServer() = default;
+
+uint16_t MailServer::port() const noexcept { return impl_->port(); }
+
+void MailServer::Reset() {
+  impl_->OnLoop([this] { impl_->FillMailbox(); });
+}
+
+MailServerReport MailServer::Report() {
+  return impl_->OnLoop([this] { return impl_->TakeReport(); });
+}
+
+}  // namespace blobtune::delivery
