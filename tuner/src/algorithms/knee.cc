@@ -30,6 +30,8 @@ constexpr int kStaleWindowsBeforeProbe = 3;
 constexpr double kJumpFraction = 0.2;
 constexpr int kJumpAccesses = 2;
 constexpr double kMaxStep = 0.1;
+// A limit is app-limited (it does not bind) while fewer than this fraction of it is in use.
+constexpr double kBusyFraction = 0.5;
 
 // Windows need at least this many successes (when min_window_samples allows), even at limit 1.
 constexpr int kMinSamplesFloor = 8;
@@ -205,9 +207,16 @@ void KneeLimit::CloseWindow(TimePoint now) {
 
   const bool no_queue =
       latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
-  // Slow start: only until the first window that shows a queue, and again after a probe.
-  const bool slow_start = state_ == State::kStartup || state_ == State::kGrowing;
-  const bool growing = slow_start && w.limit_reached && no_queue;
+  // Slow start: only until the first window that shows a queue, and again after a probe or
+  // once demand fills an app-limited limit (what was learned while idle says little).
+  const bool slow_start = state_ == State::kStartup || state_ == State::kGrowing ||
+                          state_ == State::kAppLimited;
+  // The limit binds if some access found it full and the permits were busy on average (by
+  // Little's law, served * latency / duration in flight): at a limit of 1 every access finds
+  // it full, even while idle.
+  const bool limit_binds =
+      w.limit_reached && latency_s && goodput * *latency_s >= kBusyFraction * window_limit;
+  const bool growing = slow_start && limit_binds && no_queue;
   // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
   // (a window ends on a completion) and noisy.
   if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
@@ -234,7 +243,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (growing) {
     target = std::max(target, limit_ * options_.growth_factor);
     state_ = State::kGrowing;
-  } else if (!w.limit_reached) {
+  } else if (!limit_binds) {
     target = std::min(target, static_cast<double>(limit_));
     state_ = State::kAppLimited;
   } else {
@@ -271,8 +280,13 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
                                std::optional<double> latency_s) {
   if (!latency_s) return;
   if (window_max_inflight <= 1) {
-    // One access at a time: nothing queued ahead of any of them, so this is the baseline.
-    baseline_s_ = *latency_s;
+    // One access at a time: nothing of ours queued ahead of any of them, so these measure the
+    // baseline itself. They are pooled over the last kBaselineBlock of them, so that a few
+    // lucky ones (an idle client sees few) do not set it.
+    const double keep = std::max(0.0, 1.0 - w.served / kBaselineBlock);
+    solo_served_ = solo_served_ * keep + w.served;
+    solo_latency_sum_s_ = solo_latency_sum_s_ * keep + w.latency_sum_s;
+    baseline_s_ = solo_latency_sum_s_ / solo_served_;
     return;
   }
   // Pool windows measured under one limit into blocks, so that no small lucky window sets it.

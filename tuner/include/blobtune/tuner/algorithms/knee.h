@@ -166,6 +166,8 @@ class KneeLimit final : public LimitAlgorithm {
   int block_limit_ = 0;                  // The block of windows pooled for a baseline candidate.
   double block_successes_ = 0;
   double block_latency_sum_s_ = 0;
+  double solo_served_ = 0;               // Pool of windows with one access in flight at a time.
+  double solo_latency_sum_s_ = 0;
   std::optional<double> goodput_;        // x, per second.
   double smoothed_successes_ = 0;        // x = smoothed_successes_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
