@@ -40,12 +40,13 @@ class BlobRun {
         rng_(options.seed) {}
 
   RunResult Run() {
-    auto start = std::chrono::steady_clock::now();
+    start_ = std::chrono::steady_clock::now();
     asio::co_spawn(io_, Deliver(), asio::detached);
+    asio::co_spawn(io_, Trace(), asio::detached);
     io_.run();
     pool_.join();
     result_.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     result_.retries = http_.retries();
     result_.final_limit = limiter_.limit();
     return result_;
@@ -73,12 +74,34 @@ class BlobRun {
                                            asio::use_awaitable);
   }
 
+  // Samples the limiter every few milliseconds until the delivery is over, for --plot. The
+  // throughput is averaged over the last kTraceSmoothing intervals.
+  asio::awaitable<void> Trace() {
+    constexpr size_t kTraceSmoothing = 10;
+    const auto interval = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::milliseconds(50) * options_.time_scale);
+    std::vector<std::pair<std::chrono::steady_clock::time_point, uint64_t>> history = {
+        {start_, 0}};
+    while (!done_) {
+      co_await SleepUntil(std::chrono::steady_clock::now() + interval);
+      auto now = std::chrono::steady_clock::now();
+      const auto& [then, finished_then] =
+          history[history.size() > kTraceSmoothing ? history.size() - kTraceSmoothing : 0];
+      double dt = std::chrono::duration<double>(now - then).count();
+      result_.trace.push_back(
+          {std::chrono::duration<double>(now - start_).count(), limiter_.limit(),
+           limiter_.inflight(), dt > 0 ? static_cast<double>(finished_ - finished_then) / dt : 0});
+      history.emplace_back(now, finished_);
+    }
+  }
+
   asio::awaitable<void> Deliver() {
     std::string target = "/incoming";
     StatusOr<HttpResponse> listing = co_await http_.Request(verb::get, target);
     if (!listing.ok() || listing->status != 200) {
       Fail(listing.ok() ? Status::Internal("listing answered " + std::to_string(listing->status))
                         : listing.status());
+      done_ = true;
       co_return;
     }
     std::vector<std::string> ids;
@@ -103,7 +126,8 @@ class BlobRun {
 
   // Ends `permit` by how `status` says the access went: a failure the resource caused (an
   // unavailable server, a deadline) is a drop; others tell nothing about load.
-  static void Report(Permit& permit, const Status& status, size_t bytes) {
+  void Report(Permit& permit, const Status& status, size_t bytes) {
+    ++finished_;
     if (status.ok()) {
       permit.Success(bytes);
     } else if (status.code() == StatusCode::kUnavailable ||
@@ -203,6 +227,7 @@ class BlobRun {
     StatusOr<HttpResponse> synced = co_await http_.Request(verb::post, "/sync", std::move(batch));
     Status s = Expect(synced, {200}, "POST /sync");
     if (!s.ok()) Fail(s);
+    done_ = true;
   }
 
   const DeliveryOptions& options_;
@@ -213,6 +238,9 @@ class BlobRun {
   HttpClient http_;
   std::mt19937_64 rng_;
   size_t remaining_ = 0;
+  uint64_t finished_ = 0;  // Permits reported, for the trace.
+  bool done_ = false;
+  std::chrono::steady_clock::time_point start_;
   RunResult result_;
 };
 

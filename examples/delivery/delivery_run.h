@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/limiter.h"
@@ -37,12 +38,21 @@ struct DeliveryOptions {
   std::chrono::seconds permit_timeout{600};
 };
 
+// The limiter's state at one moment of a blob-path run.
+struct TracePoint {
+  double t_s = 0;          // Seconds since the run started.
+  int limit = 0;
+  int inflight = 0;
+  double throughput = 0;   // Permits finished per second since the previous point.
+};
+
 struct RunResult {
   double seconds = 0;        // Wall time of the delivery, listing to final sync.
   size_t delivered = 0;      // Messages that went through every step.
   uint64_t retries = 0;      // HTTP requests retried (faults).
   int final_limit = 0;       // The limiter's limit at the end (blob path).
   Status status;             // The first failure, or OK.
+  std::vector<TracePoint> trace;  // Blob path: one point per trace interval.
 };
 
 // The names of the store's namespaces the runs use.

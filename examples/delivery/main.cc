@@ -28,6 +28,7 @@
 #include "blobtune/tuner/limiter.h"
 #include "delivery_run.h"
 #include "mail_server.h"
+#include "trace_plot.h"
 
 namespace {
 
@@ -49,6 +50,7 @@ struct Config {
   uint64_t seed = 1;
   bool durable = false;
   bool json = false;
+  std::string plot;  // SVG file for the limit/inflight/throughput traces; empty: none.
 };
 
 struct Row {
@@ -56,6 +58,7 @@ struct Row {
   std::string concurrency;  // "-" for legacy
   std::vector<double> seconds;
   std::optional<int> settled_limit;
+  std::vector<delivery::TracePoint> last_trace;  // Of the last measured round (blob path).
 };
 
 // "100K", "1M", "4096" -> bytes.
@@ -112,7 +115,9 @@ int ParseFlags(int argc, char** argv, Config* config) {
       "probability that the server answers a request with an error, a reset or a stall")(
       "seed", po::value(&config->seed)->default_value(config->seed), "seed of message contents "
                                                                     "and server randomness")(
-      "durable", po::bool_switch(&config->durable),
+      "plot", po::value(&config->plot),
+      "write an SVG of limit, inflight and throughput over time (last round of each blob-path "
+      "configuration) to this file")("durable", po::bool_switch(&config->durable),
       "sync every store commit to disk (default: no sync, as the original client's cheap local "
       "writes)")("json", po::bool_switch(&config->json), "print the results as JSON");
   po::variables_map vm;
@@ -337,7 +342,10 @@ int main(int argc, char** argv) {
         exit_code = 1;
         break;
       }
-      if (round > 0) row.seconds.push_back(result->seconds);
+      if (round > 0) {
+        row.seconds.push_back(result->seconds);
+        row.last_trace = std::move(result->trace);
+      }
       if (mode == "blobs" && concurrency == "auto") row.settled_limit = result->final_limit;
     }
     if (!row.seconds.empty()) rows.push_back(std::move(row));
@@ -350,6 +358,18 @@ int main(int argc, char** argv) {
     PrintJson(rows);
   } else {
     PrintTable(config, rows);
+  }
+  if (!config.plot.empty()) {
+    std::vector<delivery::TracedRun> traced;
+    for (const Row& row : rows) {
+      if (row.mode == "blobs") traced.push_back({"concurrency " + row.concurrency, row.last_trace});
+    }
+    Status written = delivery::WriteTracePlot(traced, config.plot);
+    if (!written.ok()) {
+      std::cerr << "blobtune-delivery: " << written << "\n";
+      return 1;
+    }
+    if (!config.json) std::printf("plot: %s\n", fs::absolute(config.plot).c_str());
   }
   if (g_interrupted) return 130;
   return exit_code;
