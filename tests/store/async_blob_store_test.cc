@@ -1,6 +1,13 @@
 // Behaviour of AsyncBlobStore: the three completion styles, the limiter gating each kind of
 // access, deadlines while waiting for a permit, how outcomes reach the permit, and many
 // concurrent coroutines on a small thread pool.
+// Boost 1.74 enables C++20 coroutines (use_awaitable, co_spawn) for GCC only; clang 14 with
+// libstdc++'s <coroutine> supports them too. Must precede every Asio header.
+#if defined(__clang__) && defined(__cpp_impl_coroutine) && !defined(BOOST_ASIO_HAS_CO_AWAIT)
+#define BOOST_ASIO_HAS_CO_AWAIT 1
+#define BOOST_ASIO_HAS_STD_COROUTINE 1
+#endif
+
 #include "blobtune/store/async_blob_store.h"
 
 #include <gtest/gtest.h>

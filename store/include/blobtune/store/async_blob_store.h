@@ -51,6 +51,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/compose.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -72,10 +73,15 @@ namespace internal {
 // Reports a finished access on its permit (see step 3 above). No-op for an empty permit.
 void ReportAccess(tuner::Permit& permit, const Status& status, uint64_t bytes) noexcept;
 
-// Resumes a composed operation `self` with `args` on its associated executor.
+// Resumes a composed operation `self` with `args` on its associated executor, from a thread
+// that is not that executor's (the writer thread, a read thread).
 template <typename Self, typename... Args>
 void ResumeOn(Self self, Args... args) {
   auto executor = boost::asio::get_associated_executor(self);
+  // Outstanding work until post() has returned: Asio signals the io_context's condition variable
+  // after handing over the handler, so without it the handler could run, run() return and the
+  // io_context be destroyed while this thread is still inside post() (TSan saw it).
+  auto work = boost::asio::make_work_guard(executor);
   boost::asio::post(executor, [self = std::move(self), ... args = std::move(args)]() mutable {
     self(std::move(args)...);
   });

@@ -17,6 +17,7 @@
 // Reads: each read runs in its own LMDB read transaction; readers never block the writer or each
 // other (except for the ~0.3 ms in which the writer grows the map).
 // Missing blobs are NOT_FOUND; a checksum mismatch is DATA_LOSS and no bytes are returned.
+// Asynchronous access through tuner limiters (Boost.Asio): see async_blob_store.h.
 //
 // Thread-safety: all methods are safe to call from any number of threads at once. Only one
 // BlobStore may have a given directory open in a process (LMDB's rule); Open refuses a second.
@@ -158,7 +159,8 @@ class BlobStore {
 
   // A copy of the blob's bytes, verified against its checksum.
   virtual StatusOr<std::vector<std::byte>> Get(std::string_view ns, std::string_view id) = 0;
-  // The same into a caller's buffer (its capacity is reused); `info` may be null.
+  // The same into a caller's buffer (its capacity is reused); `info` may be null. The checksum
+  // is checked while copying: on DATA_LOSS `*out` is left empty, on other errors untouched.
   virtual Status Get(std::string_view ns, std::string_view id, std::vector<std::byte>* out,
                      BlobInfo* info) = 0;
 
