@@ -24,7 +24,7 @@ TEST(KneeLimitConfigTest, DefaultsAreValid) {
   EXPECT_EQ(defaults.min_limit, 1);
   EXPECT_EQ(defaults.max_limit, 1000);
   EXPECT_EQ(defaults.headroom, 0.5);
-  EXPECT_EQ(defaults.headroom_per_cv, 2.5);
+  EXPECT_EQ(defaults.headroom_per_cv, 3);
   EXPECT_EQ(defaults.max_headroom, 3);
   EXPECT_TRUE(defaults.Validate().ok());
   const KneeLimit knee = KneeLimit::Create(defaults).value();

@@ -6,7 +6,6 @@
 
 #include "algorithm_internal.h"
 
-
 namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
@@ -65,8 +64,8 @@ Status KneeLimit::Options::Validate() const {
       !s.ok()) {
     return s;
   }
-  if (Status s = internal::RequireInRange(kName, "min_window_samples", min_window_samples, 1,
-                                          100000);
+  if (Status s =
+          internal::RequireInRange(kName, "min_window_samples", min_window_samples, 1, 100000);
       !s.ok()) {
     return s;
   }
@@ -89,8 +88,7 @@ StatusOr<KneeLimit> KneeLimit::Create(const Options& options) {
   return KneeLimit(options);
 }
 
-KneeLimit::KneeLimit(const Options& options)
-    : options_(options), limit_(options.initial_limit) {}
+KneeLimit::KneeLimit(const Options& options) : options_(options), limit_(options.initial_limit) {}
 
 int KneeLimit::MinWindowSamples() const {
   if (state_ == State::kProbing) return options_.min_window_samples;
@@ -113,8 +111,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
     window_limit_ = limit_;
     window_max_inflight_ = 0;
   }
-  const bool empty =
-      window_.served == 0 && window_.slow_drops == 0 && window_.fast_drops == 0;
+  const bool empty = window_.served == 0 && window_.slow_drops == 0 && window_.fast_drops == 0;
   // After an idle gap the window starts at the first access it measures, so that the gap does
   // not dilute its goodput.
   if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
@@ -126,9 +123,9 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   // resource's throughput. Otherwise the limit would follow goodput down when deadlines expire
   // in our own queue, and collapse with it.
   const double reference_s = std::max(baseline_s_.value_or(0.0), last_latency_s_.value_or(0.0));
-  const bool served = !sample.dropped || (baseline_s_ && latency_s >= kFastDropFraction *
-                                                             *baseline_s_ &&
-                                          latency_s <= kHangRatio * reference_s);
+  const bool served =
+      !sample.dropped || (baseline_s_ && latency_s >= kFastDropFraction * *baseline_s_ &&
+                          latency_s <= kHangRatio * reference_s);
   if (served) {
     window_.served += weight;
     window_.latency_sum_s += weight * latency_s;
@@ -151,8 +148,7 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   } else if (window_.served > 0) {
     reference_s = window_.latency_sum_s / window_.served;
   }
-  return Seconds(age) >= options_.window_rtts * reference_s &&
-         window_.served >= MinWindowSamples();
+  return Seconds(age) >= options_.window_rtts * reference_s && window_.served >= MinWindowSamples();
 }
 
 void KneeLimit::StartProbe(TimePoint now) {
@@ -205,12 +201,11 @@ void KneeLimit::CloseWindow(TimePoint now) {
     }
   }
 
-  const bool no_queue =
-      latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
+  const bool no_queue = latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
   // Slow start: only until the first window that shows a queue, and again after a probe or
   // once demand fills an app-limited limit (what was learned while idle says little).
-  const bool slow_start = state_ == State::kStartup || state_ == State::kGrowing ||
-                          state_ == State::kAppLimited;
+  const bool slow_start =
+      state_ == State::kStartup || state_ == State::kGrowing || state_ == State::kAppLimited;
   // The limit binds if some access found it full and the permits were busy on average (by
   // Little's law, served * latency / duration in flight): at a limit of 1 every access finds
   // it full, even while idle.
@@ -220,16 +215,16 @@ void KneeLimit::CloseWindow(TimePoint now) {
   // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
   // (a window ends on a completion) and noisy.
   if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
-    smoothed_successes_ = w.served;
+    smoothed_served_ = w.served;
     smoothed_duration_s_ = duration_s;
   } else {
-    smoothed_successes_ += options_.smoothing * (w.served - smoothed_successes_);
+    smoothed_served_ += options_.smoothing * (w.served - smoothed_served_);
     smoothed_duration_s_ += options_.smoothing * (duration_s - smoothed_duration_s_);
   }
-  goodput_ = smoothed_successes_ / smoothed_duration_s_;
-  const double holding = w.slow_drops > 0
-                             ? w.slow_drops / duration_s * (w.slow_drop_latency_sum_s / w.slow_drops)
-                             : 0.0;
+  goodput_ = smoothed_served_ / smoothed_duration_s_;
+  const double holding =
+      w.slow_drops > 0 ? w.slow_drops / duration_s * (w.slow_drop_latency_sum_s / w.slow_drops)
+                       : 0.0;
   drop_holding_ += options_.smoothing * (holding - drop_holding_);
 
   if (latency_s && w.served >= 2) {
@@ -250,8 +245,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
     state_ = State::kTracking;
   }
   const double floor = std::ceil(limit_ * options_.max_decrease);
-  const int proposal = internal::ClampLimit(std::max(std::round(target), floor),
-                                            options_.min_limit, options_.max_limit);
+  const int proposal = internal::ClampLimit(std::max(std::round(target), floor), options_.min_limit,
+                                            options_.max_limit);
   const int diff = proposal - limit_;
   if (diff == 0) {
     pending_direction_ = 0;
@@ -292,14 +287,14 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
   // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
   if (block_limit_ != window_limit) {
     block_limit_ = window_limit;
-    block_successes_ = 0;
+    block_served_ = 0;
     block_latency_sum_s_ = 0;
   }
-  block_successes_ += w.served;
+  block_served_ += w.served;
   block_latency_sum_s_ += w.latency_sum_s;
-  if (block_successes_ < kBaselineBlock && baseline_s_) return;
-  const double candidate = block_latency_sum_s_ / block_successes_;
-  block_successes_ = 0;
+  if (block_served_ < kBaselineBlock && baseline_s_) return;
+  const double candidate = block_latency_sum_s_ / block_served_;
+  block_served_ = 0;
   block_latency_sum_s_ = 0;
   // Any block may lower it: with other clients on the resource, latency at a higher limit of
   // ours can be lower than it was at a lower one.
@@ -327,11 +322,21 @@ AlgorithmEstimates KneeLimit::estimates() const {
   if (last_latency_s_) estimates.recent_latency = to_duration(*last_latency_s_);
   estimates.max_throughput = goodput_;
   switch (state_) {
-    case State::kStartup: estimates.state = "startup"; break;
-    case State::kGrowing: estimates.state = "growing"; break;
-    case State::kTracking: estimates.state = "tracking"; break;
-    case State::kAppLimited: estimates.state = "app_limited"; break;
-    case State::kProbing: estimates.state = "probing"; break;
+    case State::kStartup:
+      estimates.state = "startup";
+      break;
+    case State::kGrowing:
+      estimates.state = "growing";
+      break;
+    case State::kTracking:
+      estimates.state = "tracking";
+      break;
+    case State::kAppLimited:
+      estimates.state = "app_limited";
+      break;
+    case State::kProbing:
+      estimates.state = "probing";
+      break;
   }
   return estimates;
 }

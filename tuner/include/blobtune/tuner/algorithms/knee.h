@@ -15,13 +15,16 @@
 //   int limit = knee->Update(sample);
 //
 // Samples are pooled into windows of at least window_rtts baseline latencies and
-// min(min_window_samples, max(8, 4 * limit)) successes; a window opens when the previous one
+// min(min_window_samples, max(8, 4 * limit)) served accesses; a window opens when the previous one
 // closes (or at the first access after an idle gap) and closes at most max_window_time later.
-// Per window, with W its mean success latency, X its goodput (successes per second):
-//   W0  baseline (no-load latency): the least mean latency of a block of >= 32 successes
-//       measured under one limit (a mean, never one lucky sample); the mean of a window in
-//       which only one access was ever in flight sets it outright; a probe (below) resets it.
-//   x   = sum(successes) / sum(durations), both averaged over windows with weight smoothing
+// Per window, with W the mean latency and X the rate (per second) of the accesses the resource
+// served (successes, and drops that took about as long: between half the baseline and three
+// times the usual latency, e.g. a deadline that passed while waiting for a permit):
+//   W0  baseline (no-load latency): the least mean latency of a block of >= 64 accesses
+//       measured under one limit (a mean, never one lucky sample); windows in which only one
+//       access was ever in flight are pooled (over their last 64 accesses) and set it outright;
+//       a probe (below) resets it.
+//   x   = sum(served) / sum(durations), both averaged over windows with weight smoothing
 //         (a ratio of averages: per-window rates are noisy and biased upwards).
 //   cv  = slow average (weight 0.05) of the coefficient of variation of latency within windows.
 //   d   = average of slow-drop rate * slow-drop latency: the permits that timed-out or hung
@@ -29,26 +32,26 @@
 //   B   = x * W0                                    accesses in flight at the knee
 //   h   = min(max_headroom, headroom + headroom_per_cv * cv)
 //   target = B + h * sqrt(B) + d                    knee plus a queue allowance
+//   binds:    some access found the limit full and, by Little's law, X * W >= limit / 2.
+//   app-limited: while the limit does not bind, it does not grow.
 //   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0),
-//             and again after a probe, a window that reached the limit sets
-//             target = max(target, limit * growth_factor).
-//   app-limited: if no sample found the limit full, the limit does not grow.
+//             and again after a probe or an app-limited spell, a window in which the limit
+//             binds sets target = max(target, limit * growth_factor).
 //   bounded:  limit' = max(round(target), ceil(limit * max_decrease)), within
 //             [min_limit, max_limit] and never below 1.
-//   hysteresis: a change of at least max(2, 20% of the limit), or any change while slow
-//             starting, applies at once; a smaller one only when two windows in a row propose
-//             to move the same way.
-// Drops: a drop faster than half the baseline is an error, not overload, and is ignored. Slow
-// drops (timeouts, hangs) count in d, never in W or X.
+//   hysteresis: while slow starting, any change applies at once; otherwise a cut of at least
+//             max(2, 20% of the limit) applies at once, and any other move only when two
+//             windows in a row propose it, rising by at most 10% of the limit (at least 1).
+// Drops: a drop faster than half the baseline is an error, not overload, and is ignored. Drops
+// slower than three times the usual latency (timeouts, hangs) count in d, never in W or X.
 // Baseline probe: the baseline is too low only if the resource got slower. That shows as
 // latency no queue of our own can explain, while tracking: W > limit * W0 * 2.5 (at most
 // limit - 1 of ours ahead, each served in less than W0) in three windows in a row. Then the
-// limit is pinned to
-// min_limit for one window of min_window_samples accesses, all granted inside it; W0 becomes
-// its mean latency and slow start resumes from the target. It is the only time the limit is
-// pinned low, and it never runs on a schedule, so a stable resource is never probed. The margin
-// is wide because other clients of the resource queue ahead of ours too; a probe that measured
-// their queue would inflate our baseline and make us unfair to them.
+// limit is pinned to min_limit for one window of min_window_samples accesses, all granted
+// inside it; W0 becomes its mean latency and slow start resumes from the target. It is the
+// only time the limit is pinned low, and it never runs on a schedule, so a stable resource is
+// never probed. The margin is wide because other clients of the resource queue ahead of ours
+// too; a probe that measured their queue would inflate our baseline and make us unfair to them.
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (baseline probe).
@@ -85,10 +88,10 @@ class KneeLimit final : public LimitAlgorithm {
     int max_limit = 1000;
     // Queue allowed above the knee, in units of sqrt(B) accesses, for a resource whose latency
     // does not vary: headroom + headroom_per_cv * cv, at most max_headroom, where cv is the
-    // coefficient of variation of latency within windows. Defaults: 0.5, 2.5, 3.
+    // coefficient of variation of latency within windows. Defaults: 0.5, 3, 3.
     // REQUIRES: 0 <= headroom <= max_headroom <= 100, 0 <= headroom_per_cv <= 100.
     double headroom = 0.5;
-    double headroom_per_cv = 2.5;
+    double headroom_per_cv = 3;
     double max_headroom = 3;
     // Weight of a new window in the goodput average. Default: 0.15. REQUIRES: 0 < x <= 1.
     double smoothing = 0.15;
@@ -162,24 +165,24 @@ class KneeLimit final : public LimitAlgorithm {
   int limit_;
   State state_ = State::kStartup;
   Window window_;
-  std::optional<double> baseline_s_;     // W0.
-  int block_limit_ = 0;                  // The block of windows pooled for a baseline candidate.
-  double block_successes_ = 0;
+  std::optional<double> baseline_s_;  // W0.
+  int block_limit_ = 0;               // The block of windows pooled for a baseline candidate.
+  double block_served_ = 0;
   double block_latency_sum_s_ = 0;
-  double solo_served_ = 0;               // Pool of windows with one access in flight at a time.
+  double solo_served_ = 0;  // Pool of windows with one access in flight at a time.
   double solo_latency_sum_s_ = 0;
-  std::optional<double> goodput_;        // x, per second.
-  double smoothed_successes_ = 0;        // x = smoothed_successes_ / smoothed_duration_s_.
+  std::optional<double> goodput_;  // x, per second.
+  double smoothed_served_ = 0;     // x = smoothed_served_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
-  double drop_holding_ = 0;              // d, accesses.
-  std::optional<double> latency_cv2_;    // EWMA of the squared cv of latency within windows.
+  double drop_holding_ = 0;            // d, accesses.
+  std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
-  int stale_windows_ = 0;                // Consecutive windows with an impossible latency.
-  int pending_direction_ = 0;            // Hysteresis: sign of the previous window's proposal.
-  int window_limit_ = 0;                 // The limit when the open window opened.
+  int stale_windows_ = 0;      // Consecutive windows with an impossible latency.
+  int pending_direction_ = 0;  // Hysteresis: sign of the previous window's proposal.
+  int window_limit_ = 0;       // The limit when the open window opened.
   int window_max_inflight_ = 0;
   int limit_before_probe_ = 0;
-  TimePoint probe_epoch_{};              // Samples granted before this are skipped in a probe.
+  TimePoint probe_epoch_{};  // Samples granted before this are skipped in a probe.
 };
 
 }  // namespace blobtune::tuner
