@@ -7,6 +7,7 @@
 #include <limits>
 #include <string_view>
 
+#include "blobtune/tuner/algorithm_registry.h"
 #include "sample_maker.h"
 
 namespace blobtune::tuner {
@@ -56,6 +57,14 @@ TEST(KneeLimitConfigTest, RejectsBadFields) {
   ExpectInvalid({.max_decrease = 0}, "max_decrease");
   ExpectInvalid({.growth_factor = 0.5}, "growth_factor");
   ExpectInvalid({.growth_tolerance = -0.1}, "growth_tolerance");
+}
+
+TEST(KneeLimitConfigTest, RegistryBuildsItWithParameters) {
+  StatusOr<std::unique_ptr<LimitAlgorithm>> knee =
+      MakeAlgorithm(ParseAlgorithmSpec("knee:headroom=2,max_limit=64").value());
+  ASSERT_TRUE(knee.ok()) << knee.status();
+  EXPECT_EQ((*knee)->name(), "knee");
+  EXPECT_FALSE(MakeAlgorithm(ParseAlgorithmSpec("knee:max_decrease=2").value()).ok());
 }
 
 // ---- Dynamics, against a deterministic closed loop ----

@@ -14,6 +14,7 @@
 #include "blobtune/tuner/algorithms/fixed.h"
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
+#include "blobtune/tuner/algorithms/knee.h"
 #include "blobtune/tuner/algorithms/vegas.h"
 
 namespace blobtune::tuner {
@@ -144,6 +145,26 @@ constexpr std::array<Param<EnvoyGradientLimit::Options>, 11> kEnvoyGradientParam
     {"seed", [](auto& o, auto n, double v) { return SetSeed(o.seed, n, v); }},
 }};
 
+constexpr std::array<Param<KneeLimit::Options>, 13> kKneeParams{{
+    {"initial_limit", [](auto& o, auto n, double v) { return SetInt(o.initial_limit, n, v); }},
+    {"min_limit", [](auto& o, auto n, double v) { return SetInt(o.min_limit, n, v); }},
+    {"max_limit", [](auto& o, auto n, double v) { return SetInt(o.max_limit, n, v); }},
+    {"headroom", [](auto& o, auto n, double v) { return SetDouble(o.headroom, n, v); }},
+    {"headroom_per_cv",
+     [](auto& o, auto n, double v) { return SetDouble(o.headroom_per_cv, n, v); }},
+    {"max_headroom", [](auto& o, auto n, double v) { return SetDouble(o.max_headroom, n, v); }},
+    {"smoothing", [](auto& o, auto n, double v) { return SetDouble(o.smoothing, n, v); }},
+    {"window_rtts", [](auto& o, auto n, double v) { return SetDouble(o.window_rtts, n, v); }},
+    {"min_window_samples",
+     [](auto& o, auto n, double v) { return SetInt(o.min_window_samples, n, v); }},
+    {"max_window_time_ms",
+     [](auto& o, auto n, double v) { return SetDuration<std::milli>(o.max_window_time, n, v); }},
+    {"max_decrease", [](auto& o, auto n, double v) { return SetDouble(o.max_decrease, n, v); }},
+    {"growth_factor", [](auto& o, auto n, double v) { return SetDouble(o.growth_factor, n, v); }},
+    {"growth_tolerance",
+     [](auto& o, auto n, double v) { return SetDouble(o.growth_tolerance, n, v); }},
+}};
+
 // ---- The registry: one row per algorithm. Add a row (and a parameter table) to register one. --
 
 template <const auto& kParams>
@@ -191,13 +212,14 @@ struct RegistryEntry {
   std::vector<std::string_view> (*param_names)();
 };
 
-constexpr std::array<RegistryEntry, 5> kRegistry{{
+constexpr std::array<RegistryEntry, 6> kRegistry{{
     {"fixed", &Build<FixedLimit, kFixedParams>, &ParamNames<kFixedParams>},
     {"aimd", &Build<AimdLimit, kAimdParams>, &ParamNames<kAimdParams>},
     {"gradient", &Build<EnvoyGradientLimit, kEnvoyGradientParams>,
      &ParamNames<kEnvoyGradientParams>},
     {"gradient2", &Build<Gradient2Limit, kGradient2Params>, &ParamNames<kGradient2Params>},
     {"vegas", &Build<VegasLimit, kVegasParams>, &ParamNames<kVegasParams>},
+    {"knee", &Build<KneeLimit, kKneeParams>, &ParamNames<kKneeParams>},
 }};
 
 const RegistryEntry* FindEntry(std::string_view name) {
@@ -320,7 +342,7 @@ std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm) {
 
 std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm() {
   // The defaults are valid (a registry test checks it), so value() cannot fail here.
-  return std::make_unique<Gradient2Limit>(Gradient2Limit::Create({}).value());
+  return std::make_unique<KneeLimit>(KneeLimit::Create({}).value());
 }
 
 }  // namespace blobtune::tuner

@@ -11,8 +11,9 @@
 //   StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithm(*spec);
 //   if (!algorithm.ok()) return algorithm.status();
 //
-// Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas"; the parameters of
-// each are the fields of its Options (algorithms/<name>.h), durations suffixed with their unit.
+// Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas", "knee" (ours);
+// the parameters of each are the fields of its Options (algorithms/<name>.h), durations suffixed
+// with their unit.
 //
 // Thread-safety: all functions are safe to call from any thread; the registry is immutable.
 #ifndef BLOBTUNE_TUNER_ALGORITHM_REGISTRY_H_
@@ -57,7 +58,8 @@ std::vector<std::string_view> AlgorithmNames();
 // The parameter names `algorithm` accepts, or an empty list for an unknown name.
 std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm);
 
-// The algorithm blobtune uses when none is configured: gradient2 with its defaults.
+// The algorithm blobtune uses when none is configured: knee with its defaults, which beats every
+// anchor port's mean regret on the workbench suite (docs/TUNING.md).
 std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm();
 
 }  // namespace blobtune::tuner
