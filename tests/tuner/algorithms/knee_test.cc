@@ -242,6 +242,27 @@ TEST(KneeLimitTest, DoesNotGrowWhenTheLimitIsNotReached) {
   EXPECT_EQ(knee.estimates().state, "app_limited");
 }
 
+TEST(KneeLimitTest, SlowStartsAgainWhenDemandReturnsAfterIdling) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // Idle: one access of 10 ms every 500 ms, for a minute.
+  for (int i = 0; i < 120; ++i) knee.Update(Success(i * 500ms, 10ms, 1));
+  EXPECT_EQ(knee.limit(), 1);
+  EXPECT_EQ(knee.estimates().state, "app_limited");
+  // Then a backlog in front of a resource whose knee is at 100 accesses.
+  const ClosedLoop busy(10ms, 100us);
+  Duration now = 61s;
+  for (int round = 0; round < 30; ++round) {
+    const int limit = knee.limit();
+    for (int i = 0; i < limit; ++i) {
+      const Duration end = now + 10ms * (i + 1) / limit;
+      knee.Update(Success(end - 10ms, busy.LatencyAt(limit), limit));
+    }
+    now += busy.LatencyAt(limit);
+  }
+  // Doubling per window, not +1 per round trip: 30 round trips reach the knee.
+  EXPECT_GE(knee.limit(), 64);
+}
+
 TEST(KneeLimitTest, CloneIsIndependent) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
