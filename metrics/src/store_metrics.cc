@@ -51,11 +51,9 @@ void StoreMetrics::OnOpen(const std::string_view* namespaces, size_t count) {
   tables_.push_back(std::move(table));  // Kept: a reader may still hold an older table.
 }
 
-StoreMetrics::NamespaceSeries* StoreMetrics::SeriesFor(size_t namespace_index) const noexcept {
+StoreMetrics::NamespaceSeries* StoreMetrics::SeriesFor(size_t namespace_index) noexcept {
   const NamespaceTable* table = table_.load(std::memory_order_acquire);
-  if (table == nullptr || namespace_index >= table->size()) {
-    return const_cast<NamespaceSeries*>(&unknown_namespace_);
-  }
+  if (table == nullptr || namespace_index >= table->size()) return &unknown_namespace_;
   return (*table)[namespace_index];
 }
 

@@ -106,7 +106,7 @@ class StoreMetrics final : public store::StoreObserver {
   using NamespaceTable = std::vector<NamespaceSeries*>;
 
   static void Detach(void* self, uint64_t generation) noexcept;
-  NamespaceSeries* SeriesFor(size_t namespace_index) const noexcept;
+  NamespaceSeries* SeriesFor(size_t namespace_index) noexcept;
 
   const std::string name_;
 
