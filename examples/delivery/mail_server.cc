@@ -119,24 +119,21 @@ class MailServer::Impl {
         static_cast<int64_t>(static_cast<double>(cost.count()) * options_.time_scale));
   }
 
-  asio::awaitable<void> Sleep(std::chrono::nanoseconds duration) {
-    if (duration <= std::chrono::nanoseconds::zero()) co_return;
-    asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  asio::awaitable<void> SleepUntil(std::chrono::steady_clock::time_point until) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, until);
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
 
   // The token lookup: one server thread, FIFO, exponential service time. Everything runs on one
-  // event-loop thread, so the queue is just the time the "thread" becomes free.
-  asio::awaitable<void> AuthLookup() {
+  // event-loop thread, so the queue is just the time the "thread" becomes free; this returns
+  // when the lookup of a request arriving now will be done.
+  std::chrono::steady_clock::time_point AuthLookupDone() {
     std::exponential_distribution<double> service(1.0);
     auto cost = std::chrono::nanoseconds(static_cast<int64_t>(
         service(rng_) * static_cast<double>(Scaled(options_.auth_mean).count())));
-    auto now = std::chrono::steady_clock::now();
-    auth_free_at_ = std::max(auth_free_at_, now) + cost;
-    asio::steady_timer timer(co_await asio::this_coro::executor, auth_free_at_);
-    boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    auth_free_at_ = std::max(auth_free_at_, std::chrono::steady_clock::now()) + cost;
+    return auth_free_at_;
   }
 
   asio::awaitable<void> Accept() {
@@ -168,7 +165,9 @@ class MailServer::Impl {
       }
       if (fault == Fault::kReset) co_return;  // Drops the connection without an answer.
 
-      co_await AuthLookup();
+      // One timer per request: the answer leaves when the lookup is done, the request's own
+      // cost is paid and the network round trip has passed.
+      auto lookup_done = AuthLookupDone();
       std::chrono::nanoseconds extra{};
       Response response = fault == Fault::kError
                               ? MakeResponse(request, http::status::service_unavailable,
@@ -180,7 +179,7 @@ class MailServer::Impl {
         extra += Scaled(std::chrono::nanoseconds(static_cast<int64_t>(
             1e9 * static_cast<double>(bytes) / options_.bandwidth_bytes_per_s)));
       }
-      co_await Sleep(extra + Scaled(options_.network_rtt));
+      co_await SleepUntil(lookup_done + extra + Scaled(options_.network_rtt));
       co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
       if (ec || !response.keep_alive()) co_return;
     }

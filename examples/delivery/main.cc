@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "blobtune/metrics/exporter.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
@@ -51,6 +52,7 @@ struct Config {
   bool durable = false;
   bool json = false;
   std::string plot;  // SVG file for the limit/inflight/throughput traces; empty: none.
+  std::string metrics;  // Prometheus endpoint address; empty: none.
 };
 
 struct Row {
@@ -115,7 +117,9 @@ int ParseFlags(int argc, char** argv, Config* config) {
       "probability that the server answers a request with an error, a reset or a stall")(
       "seed", po::value(&config->seed)->default_value(config->seed), "seed of message contents "
                                                                     "and server randomness")(
-      "plot", po::value(&config->plot),
+      "metrics", po::value(&config->metrics),
+      "serve live Prometheus metrics of the limiters and stores at ADDR (e.g. 127.0.0.1:9464 or "
+      ":9464) while the benchmark runs")("plot", po::value(&config->plot),
       "write an SVG of limit, inflight and throughput over time (last round of each blob-path "
       "configuration) to this file")("durable", po::bool_switch(&config->durable),
       "sync every store commit to disk (default: no sync, as the original client's cheap local "
@@ -246,7 +250,8 @@ void PrintJson(const std::vector<Row>& rows) {
 // One delivery in a fresh store; checks that nothing was lost.
 StatusOr<delivery::RunResult> RunOnce(const Config& config, const std::string& mode,
                                       delivery::MailServer& server, tuner::Limiter* limiter,
-                                      const fs::path& dir) {
+                                      const fs::path& dir, metrics::Exporter* exporter,
+                                      store::StoreObserver* store_observer) {
   server.Reset();
   fs::remove_all(dir);
   store::StoreOptions options;
@@ -257,8 +262,10 @@ StatusOr<delivery::RunResult> RunOnce(const Config& config, const std::string& m
   // This process is all delivery: keeping freed heap resident spares LMDB's dirty pages the
   // slow first touch of fresh memory (LMDB-FACTS.md).
   options.keep_heap_resident = true;
+  options.observer = store_observer;
   auto store = store::BlobStore::Open(options);
   if (!store.ok()) return store.status();
+  metrics::Attachment store_link = metrics::AttachTo(exporter, "delivery", **store);
   delivery::DeliveryOptions run_options{.messages = config.messages,
                                         .message_size = config.size,
                                         .seed = config.seed,
@@ -276,6 +283,7 @@ StatusOr<delivery::RunResult> RunOnce(const Config& config, const std::string& m
   for (const auto& [id, deletes] : report.applied_deletes) {
     if (deletes != 1) return Status::Internal(id + " deleted upstream " + std::to_string(deletes) + " times");
   }
+  store_link.Reset();
   store->reset();
   fs::remove_all(dir);
   return result;
@@ -288,6 +296,20 @@ int main(int argc, char** argv) {
   if (int code = ParseFlags(argc, argv, &config); code >= 0) return code;
   std::signal(SIGINT, [](int) { g_interrupted = 1; });
   std::signal(SIGTERM, [](int) { g_interrupted = 1; });
+
+  // Declared before every limiter and store it observes, so it outlives them.
+  std::unique_ptr<metrics::Exporter> exporter;
+  if (!config.metrics.empty()) {
+    auto started = metrics::Exporter::Start(config.metrics);
+    if (!started.ok()) {
+      std::cerr << "blobtune-delivery: --metrics: " << started.status() << "\n";
+      return 2;
+    }
+    exporter = *std::move(started);
+    std::cerr << "blobtune-delivery: metrics at http://" << config.metrics << "/metrics\n";
+  }
+  // One series for the store of every run (each run opens a fresh one).
+  store::StoreObserver* store_observer = metrics::StoreObserverOf(exporter.get(), "delivery");
 
   delivery::MailServerOptions server_options;
   server_options.messages = config.messages;
@@ -320,22 +342,30 @@ int main(int argc, char** argv) {
     // One limiter per configuration, kept across its rounds as an application keeps it: the
     // warm-up round is where an auto-tuned limiter first learns.
     std::unique_ptr<tuner::Limiter> limiter;
+    metrics::Attachment limiter_link;
+    const std::string limiter_name = "blobs_c" + concurrency;
     if (mode == "blobs") {
       auto algorithm = MakeLimitAlgorithm(config, concurrency);
-      auto created = algorithm.ok() ? tuner::Limiter::Create({.algorithm = *std::move(algorithm)})
-                                    : StatusOr<std::unique_ptr<tuner::Limiter>>(algorithm.status());
+      auto created =
+          algorithm.ok()
+              ? tuner::Limiter::Create(
+                    {.algorithm = *std::move(algorithm),
+                     .observer = metrics::LimiterObserverOf(exporter.get(), limiter_name)})
+              : StatusOr<std::unique_ptr<tuner::Limiter>>(algorithm.status());
       if (!created.ok()) {
         std::cerr << "blobtune-delivery: " << created.status() << "\n";
         return 1;
       }
       limiter = *std::move(created);
+      limiter_link = metrics::AttachTo(exporter.get(), limiter_name, *limiter);
     }
     for (int round = 0; round <= config.rounds && !g_interrupted; ++round) {
       if (progress) {
         std::fprintf(stderr, "\r%-8s concurrency %-5s %s %d/%d ...   ", mode.c_str(),
                      concurrency.c_str(), round == 0 ? "warm-up" : "round", round, config.rounds);
       }
-      auto result = RunOnce(config, mode, **server, limiter.get(), data_dir / "run");
+      auto result = RunOnce(config, mode, **server, limiter.get(), data_dir / "run", exporter.get(),
+                            store_observer);
       if (!result.ok()) {
         std::cerr << "\nblobtune-delivery: " << mode << " concurrency " << concurrency << ": "
                   << result.status() << "\n";
