@@ -8,6 +8,7 @@
 #include "blobtune/tuner/algorithms/aimd.h"
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
+#include "blobtune/tuner/algorithms/knee.h"
 
 namespace blobtune::tuner {
 namespace {
@@ -91,7 +92,8 @@ TEST(AlgorithmSpecToStringTest, RoundTrips) {
 TEST(MakeAlgorithmTest, BuildsEveryRegisteredNameWithDefaults) {
   const std::vector<std::string_view> names = AlgorithmNames();
   EXPECT_EQ(names,
-            (std::vector<std::string_view>{"fixed", "aimd", "gradient", "gradient2", "vegas"}));
+            (std::vector<std::string_view>{"fixed", "aimd", "gradient", "gradient2", "vegas",
+                                           "knee"}));
   for (std::string_view name : names) {
     StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm =
         MakeAlgorithm({.name = std::string(name)});
@@ -168,11 +170,11 @@ TEST(MakeAlgorithmTest, RunsTheAlgorithmsOwnValidation) {
   ExpectMakeError("vegas:max_limit=2000000", "max_limit");
 }
 
-TEST(MakeDefaultAlgorithmTest, IsGradient2WithDefaults) {
+TEST(MakeDefaultAlgorithmTest, IsKneeWithDefaults) {
   std::unique_ptr<LimitAlgorithm> algorithm = MakeDefaultAlgorithm();
   ASSERT_NE(algorithm, nullptr);
-  EXPECT_EQ(algorithm->name(), "gradient2");
-  EXPECT_EQ(algorithm->limit(), Gradient2Limit::Options{}.initial_limit);
+  EXPECT_EQ(algorithm->name(), "knee");
+  EXPECT_EQ(algorithm->limit(), KneeLimit::Options{}.initial_limit);
 }
 
 }  // namespace
