@@ -2,30 +2,21 @@
 // every message exactly once, with and without injected server faults.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/temp_dir.h"
 #include "delivery_run.h"
 #include "mail_server.h"
 
 namespace blobtune::delivery {
 namespace {
 
-namespace fs = std::filesystem;
-
 class DeliveryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/blobtune-delivery-test-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::unique_ptr<MailServer> StartServer(double fault_rate) {
     MailServerOptions options;
     options.messages = kMessages;
@@ -39,7 +30,7 @@ class DeliveryTest : public ::testing::Test {
 
   std::unique_ptr<store::BlobStore> OpenStore() {
     store::StoreOptions options;
-    options.directory = (fs::path(dir_) / "store").string();
+    options.directory = dir_.Sub("store");
     options.namespaces = {kIncoming, kPayload, kDocuments};
     options.durability = store::Durability::kNoSync;
     auto opened = store::BlobStore::Open(options);
@@ -64,7 +55,7 @@ class DeliveryTest : public ::testing::Test {
   static constexpr size_t kSize = 10 * 1024;
   static constexpr double kTimeScale = 0.01;
   DeliveryOptions options_{.messages = kMessages, .message_size = kSize, .time_scale = kTimeScale};
-  std::string dir_;
+  blobtune::testing::TempDir dir_{"blobtune-delivery"};
 };
 
 TEST_F(DeliveryTest, BlobPathDeliversEveryMessageThroughTheLimiter) {

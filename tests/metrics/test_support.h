@@ -16,28 +16,14 @@
 #include <string_view>
 
 #include "blobtune/tuner/limit_algorithm.h"
+#include "common/temp_dir.h"
 
 namespace blobtune::metrics::testing {
 
-class TempDir {
+// One fresh directory per test; see tests/common/temp_dir.h.
+class TempDir : public ::blobtune::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = "/tmp/blobtune-metrics-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Sub(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  std::string path_;
+  TempDir() : ::blobtune::testing::TempDir("blobtune-metrics") {}
 };
 
 struct CommandResult {

@@ -1,4 +1,4 @@
-// TempDir: one fresh directory under /tmp per test, removed with everything in it at the end.
+// Helpers of the store tests: a per-test directory, and byte conversions and patterns.
 #ifndef BLOBTUNE_TESTS_STORE_TEMP_DIR_H_
 #define BLOBTUNE_TESTS_STORE_TEMP_DIR_H_
 
@@ -12,29 +12,14 @@
 #include <string_view>
 #include <vector>
 
+#include "common/temp_dir.h"
+
 namespace blobtune::store::testing {
 
-class TempDir {
+// One fresh directory per test; see tests/common/temp_dir.h.
+class TempDir : public ::blobtune::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = "/tmp/blobtune-store-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ignored);
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Sub(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  std::string path_;
+  TempDir() : ::blobtune::testing::TempDir("blobtune-store") {}
 };
 
 inline std::vector<std::byte> Bytes(std::string_view s) {

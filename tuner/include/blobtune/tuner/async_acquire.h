@@ -30,6 +30,8 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/compose.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/prefer.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -59,8 +61,12 @@ class AsyncWaitState final : public Waiter,
   AsyncWaitState& operator=(const AsyncWaitState&) = delete;
   ~AsyncWaitState() { Limiter::AsyncAccess::Abandon(limiter_, *this); }
 
-  // Runs with the limiter's queue mutex held: only posts, never touches the timer here.
+  // Runs with the limiter's queue mutex held: only posts, never touches the timer here. The work
+  // guard keeps the io_context's run() from returning (and the context from being destroyed by
+  // its owner) while this thread is still inside post().
   void Notify() override {
+    auto work = boost::asio::prefer(strand_.get_inner_executor(),
+                                    boost::asio::execution::outstanding_work.tracked);
     boost::asio::post(strand_, [weak = this->weak_from_this()] {
       if (auto self = weak.lock()) self->timer_.cancel();
     });
