@@ -92,6 +92,9 @@ class AsyncWaitState final : public Waiter,
   std::optional<std::stop_callback<CancelOnStop>> on_stop_;
 };
 
+// The composed operation behind AsyncAcquire: try at once, else queue on the strand and sleep
+// on the timer until granted, failed or past the deadline. Moved along with its handler by
+// async_compose; one step runs at a time.
 template <typename Executor>
 class AsyncAcquireOp {
  public:
