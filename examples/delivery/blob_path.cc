@@ -24,10 +24,6 @@ namespace asio = boost::asio;
 using boost::beast::http::verb;
 using tuner::Permit;
 
-std::span<const std::byte> Bytes(std::string_view s) {
-  return std::as_bytes(std::span(s.data(), s.size()));
-}
-
 // Everything one run shares; lives on the run's event-loop thread.
 class BlobRun {
  public:

@@ -21,10 +21,6 @@ using boost::beast::http::verb;
 
 constexpr size_t kDocumentsPerBatch = 25;
 
-std::span<const std::byte> Bytes(std::string_view s) {
-  return std::as_bytes(std::span(s.data(), s.size()));
-}
-
 asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
                              store::BlobStore& store, asio::thread_pool& pool,
                              RunResult& result) {

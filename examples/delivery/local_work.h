@@ -16,6 +16,8 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +32,11 @@ boost::asio::awaitable<Status> OnPool(boost::asio::thread_pool& pool, Fn fn) {
   co_return co_await boost::asio::co_spawn(
       pool, [fn = std::move(fn)]() mutable -> boost::asio::awaitable<Status> { co_return fn(); },
       boost::asio::use_awaitable);
+}
+
+// The bytes of a string, as the store takes them.
+inline std::span<const std::byte> Bytes(std::string_view s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
 }
 
 // Simulated work: returns at `until` (at once if that has passed).
