@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -119,7 +121,8 @@ int ParseFlags(int argc, char** argv, Config* config) {
                                                                     "and server randomness")(
       "metrics", po::value(&config->metrics),
       "serve live Prometheus metrics of the limiters and stores at ADDR (e.g. 127.0.0.1:9464 or "
-      ":9464) while the benchmark runs")("plot", po::value(&config->plot),
+      ":9464; port 0 picks one) while the benchmark runs; afterwards the program keeps serving "
+      "until interrupted (Ctrl-C)")("plot", po::value(&config->plot),
       "write an SVG of limit, inflight and throughput over time (last round of each blob-path "
       "configuration) to this file")("durable", po::bool_switch(&config->durable),
       "sync every store commit to disk (default: no sync, as the original client's cheap local "
@@ -306,7 +309,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     exporter = *std::move(started);
-    std::cerr << "blobtune-delivery: metrics at http://" << config.metrics << "/metrics\n";
+    std::cerr << "blobtune-delivery: metrics at http://" << exporter->address() << exporter->path()
+              << "\n";
   }
   // One series for the store of every run (each run opens a fresh one).
   store::StoreObserver* store_observer = metrics::StoreObserverOf(exporter.get(), "delivery");
@@ -402,5 +406,11 @@ int main(int argc, char** argv) {
     if (!config.json) std::printf("plot: %s\n", fs::absolute(config.plot).c_str());
   }
   if (g_interrupted) return 130;
+  if (exporter != nullptr) {  // Let a scraper see the final values.
+    std::fflush(stdout);
+    std::cerr << "blobtune-delivery: done; serving metrics at http://" << exporter->address()
+              << exporter->path() << " until interrupted (Ctrl-C)\n";
+    while (!g_interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   return exit_code;
 }

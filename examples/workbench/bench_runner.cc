@@ -20,12 +20,19 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload, const std::string&
   SimulationOptions sim;
   sim.phase_bounds = PhaseBounds(workload);
   sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
-  sim.make_admission = [&](size_t, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+  sim.make_admission = [&](size_t client,
+                           Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
         options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
     if (!algorithm.ok()) return algorithm.status();
+    tuner::LimiterObserver* observer = nullptr;
+    if (options.observe_limiter) {
+      std::string name = workload.name + "/" + spec;
+      if (workload.clients.size() > 1) name += "/client" + std::to_string(client);
+      observer = options.observe_limiter(name);
+    }
     StatusOr<std::unique_ptr<LimiterAdmission>> admission =
-        LimiterAdmission::Create(*std::move(algorithm), clock);
+        LimiterAdmission::Create(*std::move(algorithm), clock, observer);
     if (!admission.ok()) return admission.status();
     return std::unique_ptr<Admission>(*std::move(admission));
   };

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/status_or.h"
 #include "oracle.h"
 #include "score.h"
@@ -57,6 +58,10 @@ struct BenchOptions {
   // Keep each run's time series (for plots).
   bool keep_series = false;
   AlgorithmFactory make_algorithm = MakeRegistryAlgorithm;
+  // When set, called once for each simulated limiter with its name ("<workload>/<spec>", plus
+  // "/client<i>" on multi-client workloads); the limiter reports to the observer returned
+  // (nullptr: none). Observers must outlive RunBench and be thread-safe (see `threads`).
+  std::function<tuner::LimiterObserver*(const std::string& name)> observe_limiter;
   // Called with one line per finished step of work ("oracle delivery_model 1.2 s").
   std::function<void(std::string_view)> progress;
 };

@@ -3,10 +3,12 @@
 namespace blobtune::workbench {
 
 StatusOr<std::unique_ptr<LimiterAdmission>> LimiterAdmission::Create(
-    std::unique_ptr<tuner::LimitAlgorithm> algorithm, Clock& clock) {
+    std::unique_ptr<tuner::LimitAlgorithm> algorithm, Clock& clock,
+    tuner::LimiterObserver* observer) {
   tuner::LimiterOptions options;
   options.algorithm = std::move(algorithm);
   options.clock = &clock;
+  options.observer = observer;
   options.max_queue = 0;
   // Time every permit: simulated completion rates can exceed the default and the algorithms
   // should see every sample, as they would at a real, slower rate.

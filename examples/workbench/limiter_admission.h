@@ -18,6 +18,7 @@
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/status_or.h"
 
 namespace blobtune::workbench {
@@ -25,7 +26,8 @@ namespace blobtune::workbench {
 class LimiterAdmission final : public Admission {
  public:
   static StatusOr<std::unique_ptr<LimiterAdmission>> Create(
-      std::unique_ptr<tuner::LimitAlgorithm> algorithm, Clock& clock);
+      std::unique_ptr<tuner::LimitAlgorithm> algorithm, Clock& clock,
+      tuner::LimiterObserver* observer = nullptr);
 
   // Releases held permits (as ignored) before the limiter goes.
   ~LimiterAdmission() override;

@@ -9,14 +9,17 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "bench_runner.h"
+#include "blobtune/metrics/exporter.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "report.h"
 #include "svg_plot.h"
@@ -39,6 +42,10 @@ each with the best static limit of every phase (the oracle).
   --plot DIR            write one SVG per workload into DIR
   --seed N              seed every workload with N instead of its own seed
   --threads N           simulations run at once (default 2)
+  --metrics ADDR        serve Prometheus metrics of every simulated limiter at ADDR (e.g.
+                        127.0.0.1:9464, :9464; port 0 picks one), limiter label
+                        "<workload>/<algorithm>", latencies in simulated time; after the run
+                        the program keeps serving until interrupted (Ctrl-C)
   --help                this text
 
 Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload file.
@@ -51,7 +58,10 @@ struct Flags {
   std::string plot_dir;
   std::optional<uint64_t> seed;
   int threads = 2;
+  std::string metrics;  // Prometheus endpoint address; empty: none.
 };
+
+volatile std::sig_atomic_t g_interrupted = 0;
 
 int UsageError(const std::string& message) {
   std::cerr << "blobtune-workbench: " << message << "\n(try --help)\n";
@@ -119,6 +129,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
           flags.threads > 256) {
         return UsageError("--threads needs an integer in [1, 256]");
       }
+    } else if (flag == "--metrics") {
+      std::vector<std::string> addresses = values();
+      if (addresses.size() != 1) return UsageError("--metrics needs one address (HOST:PORT)");
+      flags.metrics = addresses[0];
     } else {
       return UsageError("unknown argument \"" + std::string(flag) + "\"");
     }
@@ -153,6 +167,20 @@ int main(int argc, char** argv) {
   }
   options.progress = [](std::string_view line) { std::cerr << line << "\n"; };
 
+  std::signal(SIGINT, [](int) { g_interrupted = 1; });
+  std::signal(SIGTERM, [](int) { g_interrupted = 1; });
+  std::unique_ptr<blobtune::metrics::Exporter> exporter;  // Outlives every observed limiter.
+  if (!flags.metrics.empty()) {
+    auto started = blobtune::metrics::Exporter::Start(flags.metrics);
+    if (!started.ok()) return UsageError("--metrics: " + started.status().ToString());
+    exporter = *std::move(started);
+    std::cerr << "blobtune-workbench: metrics at http://" << exporter->address()
+              << exporter->path() << "\n";
+    options.observe_limiter = [&exporter](const std::string& name) {
+      return blobtune::metrics::LimiterObserverOf(exporter.get(), name);
+    };
+  }
+
   auto start = std::chrono::steady_clock::now();
   blobtune::StatusOr<wb::BenchReport> report = wb::RunBench(options);
   if (!report.ok()) {
@@ -181,6 +209,12 @@ int main(int argc, char** argv) {
     wb::PrintTable(*report, std::cout);
     std::cout << "(" << report->workloads.size() << " workloads x " << options.algorithms.size()
               << " algorithms in " << std::fixed << std::setprecision(1) << seconds << " s)\n";
+  }
+  if (exporter != nullptr) {
+    std::cout.flush();
+    std::cerr << "blobtune-workbench: done; serving metrics at http://" << exporter->address()
+              << exporter->path() << " until interrupted (Ctrl-C)\n";
+    while (!g_interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return 0;
 }
