@@ -1,0 +1,159 @@
+#include "blob_handler.h"
+
+#include <algorithm>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <string>
+#include <type_traits>
+
+#include "blobtune/tuner/async_acquire.h"
+
+namespace blobtune::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+
+std::string BlobName(const Route& route) { return route.ns + "/" + route.id; }
+
+// Runs `fn` on `executor` (a read-pool thread: its LMDB read transaction opens and closes there,
+// never across a co_await) and resumes the awaiting coroutine with the result on its own
+// executor. Completion signature: void(std::invoke_result_t<Fn&>).
+template <typename Fn>
+auto RunOn(const asio::any_io_executor& executor, Fn fn) {
+  using Result = std::invoke_result_t<Fn&>;
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(Result)>(
+      [executor](auto handler, Fn work) {
+        asio::post(executor, [handler = std::move(handler), work = std::move(work)]() mutable {
+          Result result = work();
+          auto home = asio::get_associated_executor(handler);
+          asio::post(home, [handler = std::move(handler), result = std::move(result)]() mutable {
+            std::move(handler)(std::move(result));
+          });
+        });
+      },
+      asio::use_awaitable, std::move(fn));
+}
+
+}  // namespace
+
+BlobHandler::BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
+                         asio::any_io_executor reads, const ServerOptions& options,
+                         const std::atomic<bool>* draining)
+    : blobs_(blobs),
+      registry_(registry),
+      reads_(std::move(reads)),
+      options_(options),
+      draining_(draining) {}
+
+bool BlobHandler::KnowsNamespace(std::string_view ns) const {
+  return std::find(options_.namespaces.begin(), options_.namespaces.end(), ns) !=
+         options_.namespaces.end();
+}
+
+asio::awaitable<Response> BlobHandler::Handle(Route route, std::vector<std::byte> body,
+                                              TimePoint deadline, bool keep_alive) {
+  const int retry = options_.retry_after_seconds;
+  switch (route.kind) {
+    case RouteKind::kHealth:
+      if (draining_->load(std::memory_order_relaxed)) {
+        co_return UnavailableResponse("draining: the server is shutting down", retry, keep_alive);
+      }
+      co_return TextResponse(http::status::ok, "ok", keep_alive);
+    case RouteKind::kMetrics:
+      co_return TextResponse(http::status::ok, registry_.TextExposition(), keep_alive,
+                             "text/plain; version=0.0.4; charset=utf-8");
+    case RouteKind::kPutBlob: {
+      const size_t size = body.size();
+      // GCC 12: no string temporaries in the full-expression of a co_await (they get destroyed
+      // twice); the arguments are named first.
+      std::string ns = route.ns;
+      std::string id = route.id;
+      Status put = co_await blobs_.AsyncPut(std::move(ns), std::move(id), std::move(body),
+                                            deadline, asio::use_awaitable);
+      if (!put.ok()) co_return ErrorResponse(put, retry, keep_alive);
+      co_return TextResponse(http::status::created,
+                             "stored " + BlobName(route) + " (" + std::to_string(size) + " bytes)",
+                             keep_alive);
+    }
+    case RouteKind::kGetBlob: {
+      std::string ns = route.ns;
+      std::string id = route.id;
+      StatusOr<std::vector<std::byte>> got = co_await blobs_.AsyncGet(
+          std::move(ns), std::move(id), deadline, asio::use_awaitable);
+      if (!got.ok()) co_return ErrorResponse(got.status(), retry, keep_alive);
+      co_return BlobResponse(http::status::ok, *std::move(got), keep_alive);
+    }
+    case RouteKind::kDeleteBlob: {
+      std::string ns = route.ns;
+      std::string id = route.id;
+      Status erased = co_await blobs_.AsyncErase(std::move(ns), std::move(id), deadline,
+                                                 asio::use_awaitable);
+      if (!erased.ok()) co_return ErrorResponse(erased, retry, keep_alive);
+      co_return BlobResponse(http::status::no_content, {}, keep_alive);
+    }
+    case RouteKind::kHeadBlob: {
+      // `route` lives in this frame until Head() is done.
+      Response response = co_await Head(route, deadline, keep_alive);
+      co_return response;
+    }
+    case RouteKind::kList: {
+      Response response = co_await List(route, deadline, keep_alive);
+      co_return response;
+    }
+    case RouteKind::kMethodNotAllowed:
+      break;
+  }
+  co_return TextResponse(http::status::internal_server_error, "unroutable request", keep_alive);
+}
+
+asio::awaitable<Response> BlobHandler::Head(const Route& route, TimePoint deadline, bool keep_alive) {
+  const int retry = options_.retry_after_seconds;
+  auto io = co_await asio::this_coro::executor;
+  StatusOr<tuner::Permit> permit = co_await tuner::AsyncAcquire(*blobs_.read_limiter(), io,
+                                                                deadline, asio::use_awaitable);
+  if (!permit.ok()) co_return ErrorResponse(permit.status(), retry, keep_alive);
+  store::BlobStore& store = blobs_.store();
+  // GCC 12 destroys a temporary in a co_await's full-expression twice: the lambda captures only
+  // references (trivially destructible), and `route` outlives the await.
+  StatusOr<store::BlobInfo> info =
+      co_await RunOn(reads_, [&store, &route] { return store.Stat(route.ns, route.id); });
+  if (!info.ok()) {
+    permit->Ignore();
+    co_return ErrorResponse(info.status(), retry, keep_alive);
+  }
+  permit->Success();
+  Response response = BlobResponse(http::status::ok, {}, keep_alive);
+  response.content_length(info->size_bytes);  // What a GET would send; a HEAD sends no body.
+  response.set("X-Blob-Crc32c", std::to_string(info->crc32c));
+  co_return response;
+}
+
+asio::awaitable<Response> BlobHandler::List(const Route& route, TimePoint deadline, bool keep_alive) {
+  const int retry = options_.retry_after_seconds;
+  auto io = co_await asio::this_coro::executor;
+  StatusOr<tuner::Permit> permit = co_await tuner::AsyncAcquire(*blobs_.read_limiter(), io,
+                                                                deadline, asio::use_awaitable);
+  if (!permit.ok()) co_return ErrorResponse(permit.status(), retry, keep_alive);
+  store::BlobStore& store = blobs_.store();
+  StatusOr<std::vector<store::ListEntry>> entries = co_await RunOn(
+      reads_, [&store, &route] { return store.List(route.ns, route.prefix, route.limit, route.after); });
+  if (!entries.ok()) {
+    permit->Ignore();
+    co_return ErrorResponse(entries.status(), retry, keep_alive);
+  }
+  permit->Success();
+  // One line per blob: id, a tab, its size in bytes. A full page means there may be more: the
+  // next page starts with ?after=<last id>.
+  std::string text;
+  for (const store::ListEntry& entry : *entries) {
+    text += entry.id + "\t" + std::to_string(entry.info.size_bytes) + "\n";
+  }
+  if (!text.empty()) text.pop_back();  // TextResponse adds the last newline.
+  co_return TextResponse(http::status::ok, text, keep_alive);
+}
+
+}  // namespace blobtune::server

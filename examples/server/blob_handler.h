@@ -1,0 +1,63 @@
+// BlobHandler: answers one routed request of blobtune-server: blob puts, gets and deletes through
+// the AsyncBlobStore (limiter-gated), heads and listings through the read limiter on the read
+// pool, /metrics from the registry, /healthz from the draining flag.
+//
+//   BlobHandler handler(blobs, registry, reads.get_executor(), options, &draining);
+//   Response r = co_await handler.Handle(route, std::move(body), deadline, keep_alive);
+//
+// Thread-safety: Handle() runs on the server's event-loop thread (its coroutines resume there);
+// the handler holds no mutable state of its own.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
+#define BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "blobtune/metrics/registry.h"
+#include "blobtune/store/async_blob_store.h"
+#include "blobtune/tuner/clock.h"
+#include "http_response.h"
+#include "request_target.h"
+#include "server_options.h"
+
+namespace blobtune::server {
+
+class BlobHandler {
+ public:
+  // None is owned; all must outlive the handler. `reads` runs heads and listings.
+  BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
+              boost::asio::any_io_executor reads, const ServerOptions& options,
+              const std::atomic<bool>* draining);
+  BlobHandler(const BlobHandler&) = delete;
+  BlobHandler& operator=(const BlobHandler&) = delete;
+  ~BlobHandler() = default;
+
+  // Whether `ns` is one of the server's namespaces.
+  bool KnowsNamespace(std::string_view ns) const;
+
+  // The answer to `route` (not kMethodNotAllowed); `body` is a PUT's bytes. `deadline` bounds the
+  // wait for a store permit.
+  boost::asio::awaitable<Response> Handle(Route route, std::vector<std::byte> body,
+                                          TimePoint deadline, bool keep_alive);
+
+ private:
+  boost::asio::awaitable<Response> Head(const Route& route, TimePoint deadline, bool keep_alive);
+  boost::asio::awaitable<Response> List(const Route& route, TimePoint deadline, bool keep_alive);
+
+  store::AsyncBlobStore& blobs_;
+  const metrics::MetricsRegistry& registry_;
+  boost::asio::any_io_executor reads_;
+  const ServerOptions& options_;
+  const std::atomic<bool>* draining_;
+};
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_

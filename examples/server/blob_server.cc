@@ -1,0 +1,205 @@
+#include "blob_server.h"
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <mutex>
+#include <thread>
+
+#include "blob_handler.h"
+#include "blobtune/metrics/registry.h"
+#include "blobtune/store/async_blob_store.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/limiter.h"
+#include "connection.h"
+
+namespace blobtune::server {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& options,
+                                                      tuner::LimiterObserver* observer) {
+  tuner::LimiterOptions limiter;
+  if (options.algorithm.empty()) {
+    limiter.algorithm = tuner::MakeDefaultAlgorithm();
+  } else {
+    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(options.algorithm);
+    if (!spec.ok()) return spec.status();
+    StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*spec);
+    if (!algorithm.ok()) return algorithm.status();
+    limiter.algorithm = *std::move(algorithm);
+  }
+  limiter.observer = observer;
+  limiter.max_queue = options.max_queue;
+  limiter.queue_order = options.queue_order;
+  return tuner::Limiter::Create(std::move(limiter));
+}
+
+}  // namespace
+
+// Members are declared in the order they must be built; destruction runs the other way, so the
+// event loop and the read pool (which hold operations on the store and limiters) go first, the
+// metrics registry (which every observer reports to) last.
+class BlobServer::Impl {
+ public:
+  explicit Impl(const ServerOptions& options) : options_(options) {}
+
+  Status Open() {
+    StatusOr<metrics::StoreMetrics*> store_metrics = registry_.AddStore("blobs");
+    StatusOr<metrics::LimiterMetrics*> read_metrics = registry_.AddLimiter("read");
+    StatusOr<metrics::LimiterMetrics*> write_metrics = registry_.AddLimiter("write");
+    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok()) {
+      return Status::Internal("cannot register the server's metrics");
+    }
+    store::StoreOptions store_options;
+    store_options.directory = options_.data_dir;
+    store_options.namespaces = options_.namespaces;
+    store_options.max_blob_size_bytes = options_.max_blob_size_bytes;
+    store_options.durability = options_.durability;
+    store_options.observer = *store_metrics;
+    StatusOr<std::unique_ptr<store::BlobStore>> store = store::BlobStore::Open(store_options);
+    if (!store.ok()) return store.status();
+    store_ = *std::move(store);
+
+    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, *read_metrics);
+    if (!reads.ok()) return reads.status();
+    read_limiter_ = *std::move(reads);
+    StatusOr<std::unique_ptr<tuner::Limiter>> writes = MakeLimiter(options_, *write_metrics);
+    if (!writes.ok()) return writes.status();
+    write_limiter_ = *std::move(writes);
+    links_[0] = (*store_metrics)->Attach(*store_);
+    links_[1] = (*read_metrics)->Attach(*read_limiter_);
+    links_[2] = (*write_metrics)->Attach(*write_limiter_);
+
+    read_pool_ = std::make_unique<asio::thread_pool>(options_.read_threads);
+    blobs_ = std::make_unique<store::AsyncBlobStore>(*store_, io_.get_executor(),
+                                                     read_pool_->get_executor(),
+                                                     read_limiter_.get(), write_limiter_.get());
+    handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, read_pool_->get_executor(),
+                                             options_, &draining_);
+    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, &draining_);
+    return Listen();
+  }
+
+  void Run() {
+    asio::co_spawn(io_, Accept(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  ~Impl() {
+    Shutdown();
+    Wait();
+  }
+
+  uint16_t port() const noexcept { return port_; }
+
+  void Shutdown() {
+    asio::post(io_, [this] {
+      if (shutdown_started_) return;
+      shutdown_started_ = true;
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      grace_.expires_after(options_.shutdown_grace);
+      grace_.async_wait([this](boost::system::error_code ec) {
+        if (!ec) hub_->CloseAll();  // Grace is over: whatever is still busy is cut off.
+      });
+      hub_->StartDraining([this] { grace_.cancel(); });
+    });
+  }
+
+  void Wait() {
+    std::call_once(joined_, [this] {
+      if (thread_.joinable()) thread_.join();  // Returns once every connection is gone.
+      if (read_pool_) read_pool_->join();
+    });
+  }
+
+  std::string MetricsText() const { return registry_.TextExposition(); }
+
+ private:
+  Status Listen() {
+    boost::system::error_code ec;
+    const asio::ip::address address = asio::ip::make_address(options_.address, ec);
+    if (ec) return Status::InvalidArgument("bad listen address '" + options_.address + "'");
+    const tcp::endpoint endpoint(address, options_.port);
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Status::Unavailable("cannot listen on " + options_.address + ":" +
+                                 std::to_string(options_.port) + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint().port();
+    return Status();
+  }
+
+  asio::awaitable<void> Accept() {
+    asio::steady_timer backoff(io_);
+    while (acceptor_.is_open()) {
+      boost::system::error_code ec;
+      tcp::socket socket =
+          co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+      if (ec) {
+        // Out of file descriptors or similar: back off instead of spinning on the error.
+        backoff.expires_after(std::chrono::milliseconds(10));
+        co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        continue;
+      }
+      asio::awaitable<void> serve = hub_->full() ? RefuseConnection(std::move(socket), *hub_)
+                                                 : ServeConnection(std::move(socket), *hub_);
+      asio::co_spawn(io_, std::move(serve), asio::detached);
+    }
+  }
+
+  const ServerOptions options_;
+  metrics::MetricsRegistry registry_;
+  std::unique_ptr<store::BlobStore> store_;
+  std::unique_ptr<tuner::Limiter> read_limiter_;
+  std::unique_ptr<tuner::Limiter> write_limiter_;
+  metrics::Attachment links_[3];
+  std::unique_ptr<asio::thread_pool> read_pool_;
+  std::atomic<bool> draining_{false};
+  std::unique_ptr<store::AsyncBlobStore> blobs_;
+  std::unique_ptr<BlobHandler> handler_;
+  std::unique_ptr<ConnectionHub> hub_;
+  // After what its handlers use: destroying it destroys any handler it still holds.
+  asio::io_context io_{1};
+  tcp::acceptor acceptor_{io_};
+  asio::steady_timer grace_{io_};
+  bool shutdown_started_ = false;  // Event-loop thread only.
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::once_flag joined_;
+};
+
+StatusOr<std::unique_ptr<BlobServer>> BlobServer::Start(const ServerOptions& options) {
+  if (Status valid = options.Validate(); !valid.ok()) return valid;
+  auto impl = std::make_unique<Impl>(options);
+  if (Status opened = impl->Open(); !opened.ok()) return opened;
+  impl->Run();
+  return std::unique_ptr<BlobServer>(new BlobServer(std::move(impl)));
+}
+
+BlobServer::BlobServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BlobServer::~BlobServer() = default;
+
+uint16_t BlobServer::port() const noexcept { return impl_->port(); }
+void BlobServer::Shutdown() { impl_->Shutdown(); }
+void BlobServer::Wait() { impl_->Wait(); }
+std::string BlobServer::MetricsText() const { return impl_->MetricsText(); }
+
+}  // namespace blobtune::server

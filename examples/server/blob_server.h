@@ -1,0 +1,70 @@
+// BlobServer: an HTTP/1.1 blob server (Boost.Beast, keep-alive) over a BlobStore whose reads and
+// writes each pass through their own adaptive tuner::Limiter. The embeddable core of
+// blobtune-server; main.cc adds flags and signals.
+//
+//   server::ServerOptions options;
+//   options.data_dir = "/tmp/blobs";
+//   StatusOr<std::unique_ptr<server::BlobServer>> server = server::BlobServer::Start(options);
+//   if (!server.ok()) return server.status();
+//   std::cout << "listening on port " << (*server)->port() << "\n";
+//   ...
+//   (*server)->Shutdown();   // e.g. from a SIGTERM handler's thread
+//   (*server)->Wait();       // in-flight requests answered, commits durable
+//
+// Endpoints (request_target.h): PUT/GET/HEAD/DELETE /blobs/{ns}/{id}, GET /blobs/{ns}?prefix=
+// &limit=&after=, GET /metrics (Prometheus text), GET /healthz. Answers: 200, 201 (PUT), 204
+// (DELETE), 400 (bad namespace, id, query or request), 404, 405, 413 (body over the maximum,
+// refused from its Content-Length before it is read), 503 + Retry-After (no permit within the
+// wait deadline, limiter queue full, too many connections, shutting down), 507 (store full).
+// Every error body is one line of text saying what was wrong.
+//
+// Threads: one event-loop thread runs every connection; reads run on a small pool; writes go to
+// the store's writer thread (group commit) and are acknowledged once durable.
+//
+// Thread-safety: port(), Shutdown() and Wait() may be called from any thread; the destructor
+// shuts down and waits.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_BLOB_SERVER_H_
+#define BLOBTUNE_EXAMPLES_SERVER_BLOB_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "blobtune/tuner/status_or.h"
+#include "server_options.h"
+
+namespace blobtune::server {
+
+class BlobServer {
+ public:
+  // Opens the store, builds the limiters, binds and starts serving. INVALID_ARGUMENT for bad
+  // options or algorithm spec, UNAVAILABLE if the address cannot be bound, or the store's error.
+  static StatusOr<std::unique_ptr<BlobServer>> Start(const ServerOptions& options);
+
+  BlobServer(const BlobServer&) = delete;
+  BlobServer& operator=(const BlobServer&) = delete;
+  // Shutdown() and Wait().
+  ~BlobServer();
+
+  uint16_t port() const noexcept;
+
+  // Starts a graceful shutdown and returns at once: stop accepting, close idle connections,
+  // let in-flight requests finish (answered with Connection: close) for up to shutdown_grace.
+  // Idempotent.
+  void Shutdown();
+  // Blocks until the shutdown has finished: no connection left, every acknowledged write
+  // committed. REQUIRES: Shutdown() was called or will be, from another thread.
+  void Wait();
+
+  // The Prometheus text exposition that GET /metrics serves.
+  std::string MetricsText() const;
+
+ private:
+  class Impl;
+  explicit BlobServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_BLOB_SERVER_H_

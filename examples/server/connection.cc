@@ -1,0 +1,230 @@
+#include "connection.h"
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "blobtune/tuner/clock.h"
+
+namespace blobtune::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+
+using HeaderParser = http::request_parser<http::empty_body>;
+using BodyParser = http::request_parser<http::vector_body<std::byte>>;
+
+// Largest request header (request line and fields) accepted; more gets 431.
+constexpr uint32_t kHeaderLimit = 16 * 1024;
+
+void Close(beast::tcp_stream& stream) {
+  error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  stream.close();
+}
+
+// The answer to a request whose header could not be parsed, or nothing when the connection just
+// ended (closed by the client, timed out, cancelled by a shutdown).
+std::optional<Response> AnswerToBadHeader(const error_code& ec) {
+  if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
+      ec == http::error::end_of_stream || ec == http::error::partial_message) {
+    return std::nullopt;
+  }
+  if (ec == http::error::header_limit) {
+    return TextResponse(http::status::request_header_fields_too_large,
+                        "request header is over " + std::to_string(kHeaderLimit) + " bytes",
+                        /*keep_alive=*/false);
+  }
+  return TextResponse(http::status::bad_request, "malformed HTTP request: " + ec.message(),
+                      /*keep_alive=*/false);
+}
+
+asio::awaitable<bool> Write(beast::tcp_stream& stream, Response& response,
+                            std::chrono::milliseconds timeout) {
+  error_code ec;
+  stream.expires_after(timeout);
+  co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+  co_return !ec;
+}
+
+std::string NamespaceList(const ServerOptions& options) {
+  std::string out;
+  for (const std::string& ns : options.namespaces) out += (out.empty() ? "" : ", ") + ns;
+  return out;
+}
+
+// Reads the rest of the request whose header `header` holds (a PUT's body, if it fits) and has
+// the handler answer it. Nothing when the connection has to end without an answer.
+asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream,
+                                                       beast::flat_buffer& buffer,
+                                                       HeaderParser& header, ConnectionHub& hub) {
+  const ServerOptions& options = hub.options();
+  const int retry = options.retry_after_seconds;
+  // Everything needed from the header is copied out now: a body parser takes `header` over.
+  const http::verb method = header.get().method();
+  const std::string target(header.get().target());
+  const bool client_keep_alive = header.get().keep_alive();
+  const bool expects_continue = beast::iequals(header.get()[http::field::expect], "100-continue");
+  std::optional<uint64_t> length;
+  if (const auto declared = header.content_length()) length = *declared;
+  const bool has_body = header.chunked() || length.value_or(0) > 0;
+  // A body we do not read would be taken for the next request: answer it and close.
+  const bool keep_alive = client_keep_alive && !has_body;
+
+  StatusOr<Route> route = ParseRoute(method, target);
+  if (!route.ok()) co_return ErrorResponse(route.status(), retry, keep_alive);
+  if (route->kind == RouteKind::kMethodNotAllowed) {
+    Response response = TextResponse(
+        http::status::method_not_allowed,
+        "method " + std::string(http::to_string(method)) + " is not allowed here; allowed: " +
+            route->allow,
+        keep_alive);
+    response.set(http::field::allow, route->allow);
+    co_return response;
+  }
+  if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
+    co_return TextResponse(http::status::bad_request,
+                           "unknown namespace '" + route->ns + "'; this server has: " +
+                               NamespaceList(options),
+                           keep_alive);
+  }
+
+  std::vector<std::byte> body;
+  bool answer_keep_alive = keep_alive;
+  if (route->kind == RouteKind::kPutBlob) {
+    const std::string too_large = "blob is over the maximum of " +
+                                  std::to_string(options.max_blob_size_bytes) + " bytes";
+    if (length && *length > options.max_blob_size_bytes) {
+      // Refused from the header alone: the body is never read.
+      co_return TextResponse(http::status::payload_too_large,
+                             too_large + " (Content-Length " + std::to_string(*length) + ")",
+                             /*keep_alive=*/false);
+    }
+    if (has_body) {
+      if (expects_continue) {
+        http::response<http::empty_body> go_on{http::status::continue_, 11};
+        error_code ec;
+        stream.expires_after(options.write_timeout);
+        co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) co_return std::nullopt;
+      }
+      BodyParser parser(std::move(header));
+      parser.body_limit(options.max_blob_size_bytes);
+      error_code ec;
+      stream.expires_after(options.body_timeout);
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == http::error::body_limit) {  // Chunked: found out while reading.
+        co_return TextResponse(http::status::payload_too_large, too_large, /*keep_alive=*/false);
+      }
+      if (ec) co_return std::nullopt;  // Timed out or closed mid-body: nobody to answer.
+      body = std::move(parser.get().body());
+      answer_keep_alive = client_keep_alive;
+    }
+  }
+  stream.expires_never();  // The wait deadline and the store bound the handler.
+  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
+  Response response = co_await hub.handler().Handle(*std::move(route), std::move(body), deadline,
+                                                    answer_keep_alive);
+  co_return response;
+}
+
+}  // namespace
+
+void ConnectionHub::Remove(Handle handle) {
+  live_.erase(handle);
+  if (live_.empty() && on_empty_) std::exchange(on_empty_, nullptr)();
+}
+
+void ConnectionHub::StartDraining(std::function<void()> on_empty) {
+  draining_->store(true, std::memory_order_relaxed);
+  on_empty_ = std::move(on_empty);
+  for (Entry& entry : live_) {
+    if (entry.idle) entry.stream->cancel();  // Its header read ends with operation_aborted.
+  }
+  if (live_.empty() && on_empty_) std::exchange(on_empty_, nullptr)();
+}
+
+void ConnectionHub::CloseAll() {
+  for (Entry& entry : live_) entry.stream->cancel();
+  for (Entry& entry : live_) {
+    error_code ignored;
+    entry.stream->socket().close(ignored);
+  }
+}
+
+asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
+  beast::tcp_stream stream(std::move(socket));
+  const ConnectionHub::Handle self = hub.Add(&stream);
+  struct Leave {
+    ConnectionHub& hub;
+    ConnectionHub::Handle self;
+    ~Leave() { hub.Remove(self); }
+  } leave{hub, self};
+  const ServerOptions& options = hub.options();
+
+  beast::flat_buffer buffer;
+  while (!hub.draining()) {
+    HeaderParser header;
+    header.header_limit(kHeaderLimit);
+    header.body_limit(std::numeric_limits<uint64_t>::max());  // The size check is ours.
+    self->idle = true;
+    error_code ec;
+    stream.expires_after(options.header_timeout);
+    co_await http::async_read_header(stream, buffer, header,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    self->idle = false;
+    std::optional<Response> response;
+    if (ec) {
+      response = AnswerToBadHeader(ec);
+    } else {
+      response = co_await ReadAndAnswer(stream, buffer, header, hub);
+    }
+    if (!response) break;
+    if (hub.draining()) response->keep_alive(false);
+    const bool ok = co_await Write(stream, *response, options.write_timeout);
+    if (!ok || !response->keep_alive()) break;
+  }
+  Close(stream);
+}
+
+asio::awaitable<void> RefuseConnection(tcp::socket socket, ConnectionHub& hub) {
+  if (hub.refusing() >= hub.options().max_connections) co_return;  // The socket just closes.
+  ++hub.refusing();
+  struct Done {
+    size_t& refusing;
+    ~Done() { --refusing; }
+  } done{hub.refusing()};
+
+  beast::tcp_stream stream(std::move(socket));
+  Response response = UnavailableResponse(
+      "too many connections (at most " + std::to_string(hub.options().max_connections) + ")",
+      hub.options().retry_after_seconds, /*keep_alive=*/false);
+  const bool written = co_await Write(stream, response, std::chrono::seconds(1));
+  if (written) {
+    error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    std::array<char, 4096> sink;
+    stream.expires_after(std::chrono::seconds(1));
+    for (size_t drained = 0; !ec && drained < 64 * 1024;) {
+      drained += co_await stream.async_read_some(asio::buffer(sink),
+                                                 asio::redirect_error(asio::use_awaitable, ec));
+    }
+  }
+  stream.close();
+}
+
+}  // namespace blobtune::server

@@ -1,0 +1,95 @@
+// Connections of blobtune-server: the keep-alive loop that reads a request (header first, then
+// a PUT's body only if it fits), has the BlobHandler answer it and writes the answer, under
+// timeouts; and the ConnectionHub that counts live connections for the cap and closes them for
+// a graceful shutdown.
+//
+//   ConnectionHub hub(options, handler);
+//   auto serve = hub.full() ? RefuseConnection(std::move(socket), hub)   // 503, closed
+//                           : ServeConnection(std::move(socket), hub);
+//   asio::co_spawn(io, std::move(serve), asio::detached);
+//   ...
+//   hub.StartDraining();   // idle connections close now, busy ones after their answer
+//
+// Timeouts: waiting for a request, its whole header must arrive within header_timeout (so a
+// slowloris client that trickles header bytes is cut off); its body within body_timeout; the
+// answer must be written within write_timeout. While the handler works there is no socket
+// timeout: the wait deadline and the store bound it.
+//
+// Thread-safety: everything here runs on the server's single event-loop thread.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_CONNECTION_H_
+#define BLOBTUNE_EXAMPLES_SERVER_CONNECTION_H_
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <cstddef>
+#include <functional>
+#include <list>
+
+#include "blob_handler.h"
+#include "server_options.h"
+
+namespace blobtune::server {
+
+class ConnectionHub {
+ public:
+  // One live connection: its stream, and whether it is between requests (idle).
+  struct Entry {
+    boost::beast::tcp_stream* stream = nullptr;
+    bool idle = true;
+  };
+  using Handle = std::list<Entry>::iterator;
+
+  // `draining` is shared with whoever else must know (the /healthz handler); set here only.
+  ConnectionHub(const ServerOptions& options, BlobHandler& handler, std::atomic<bool>* draining)
+      : options_(options), handler_(handler), draining_(draining) {}
+  ConnectionHub(const ConnectionHub&) = delete;
+  ConnectionHub& operator=(const ConnectionHub&) = delete;
+  ~ConnectionHub() = default;
+
+  bool full() const noexcept { return live_.size() >= options_.max_connections; }
+  size_t size() const noexcept { return live_.size(); }
+  bool draining() const noexcept { return draining_->load(std::memory_order_relaxed); }
+
+  Handle Add(boost::beast::tcp_stream* stream) { return live_.insert(live_.end(), Entry{stream}); }
+  void Remove(Handle handle);
+
+  // From now on connections close after their current answer; idle ones close now.
+  // `on_empty` runs (once) when the last connection is gone, at once if there is none.
+  void StartDraining(std::function<void()> on_empty);
+  // Closes every connection, busy or not (the grace period is over).
+  void CloseAll();
+
+  // Refusals in progress (RefuseConnection), bounded like the connections they stand for.
+  size_t& refusing() noexcept { return refusing_; }
+
+  const ServerOptions& options() const noexcept { return options_; }
+  BlobHandler& handler() noexcept { return handler_; }
+
+ private:
+  const ServerOptions& options_;
+  BlobHandler& handler_;
+  std::list<Entry> live_;
+  std::atomic<bool>* draining_;
+  std::function<void()> on_empty_;
+  size_t refusing_ = 0;
+};
+
+// Serves requests on `socket` until the client closes, a timeout, an error, a response that
+// closes the connection, or draining.
+boost::asio::awaitable<void> ServeConnection(boost::asio::ip::tcp::socket socket,
+                                             ConnectionHub& hub);
+
+// Over the connection cap: answers 503 with Retry-After, then reads and drops what the client
+// sent for up to a second (closing with unread data would reset the connection and could lose
+// the answer), and closes. Past max_connections refusals at once, closes at once instead.
+boost::asio::awaitable<void> RefuseConnection(boost::asio::ip::tcp::socket socket,
+                                              ConnectionHub& hub);
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_CONNECTION_H_

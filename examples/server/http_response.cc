@@ -1,0 +1,73 @@
+#include "http_response.h"
+
+#include <string>
+#include <utility>
+
+#include "blobtune/store/blob_store.h"
+
+namespace blobtune::server {
+
+namespace http = boost::beast::http;
+
+Response BlobResponse(http::status status, std::vector<std::byte> bytes, bool keep_alive) {
+  Response response{status, 11};
+  response.set(http::field::server, "blobtune-server");
+  response.set(http::field::content_type, "application/octet-stream");
+  response.keep_alive(keep_alive);
+  response.body() = std::move(bytes);
+  // A 204 carries no body and no Content-Length (RFC 9110 8.6).
+  if (status != http::status::no_content) response.prepare_payload();
+  return response;
+}
+
+Response TextResponse(http::status status, std::string_view text, bool keep_alive,
+                      std::string_view content_type) {
+  std::vector<std::byte> body(text.size() + 1);
+  for (size_t i = 0; i < text.size(); ++i) body[i] = static_cast<std::byte>(text[i]);
+  body.back() = std::byte{'\n'};
+  Response response = BlobResponse(status, std::move(body), keep_alive);
+  response.set(http::field::content_type, std::string(content_type));
+  return response;
+}
+
+Response UnavailableResponse(std::string_view text, int retry_after_seconds, bool keep_alive) {
+  Response response = TextResponse(http::status::service_unavailable, text, keep_alive);
+  response.set(http::field::retry_after, std::to_string(retry_after_seconds));
+  return response;
+}
+
+http::status HttpStatusOf(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return http::status::ok;
+    case StatusCode::kNotFound:
+      return http::status::not_found;
+    case StatusCode::kInvalidArgument:
+      return http::status::bad_request;
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kUnavailable:
+    case StatusCode::kCancelled:  // Waiters cancelled or the store closing: shutting down.
+      return http::status::service_unavailable;
+    case StatusCode::kResourceExhausted:
+      // The limiter says "wait queue is full" and the store's overload messages are known to
+      // IsOverload; the remaining RESOURCE_EXHAUSTED is a map at its maximum size (a blob over
+      // the maximum never gets here: the server refuses it from its Content-Length).
+      if (store::IsOverload(status) || status.message().find("wait queue") != std::string::npos ||
+          status.message().find("no permit") != std::string::npos) {
+        return http::status::service_unavailable;
+      }
+      return http::status::insufficient_storage;
+    default:
+      return http::status::internal_server_error;
+  }
+}
+
+Response ErrorResponse(const Status& status, int retry_after_seconds, bool keep_alive) {
+  const http::status code = HttpStatusOf(status);
+  if (code == http::status::service_unavailable) {
+    return UnavailableResponse(status.ToString(), retry_after_seconds, keep_alive);
+  }
+  return TextResponse(code, status.ToString(), keep_alive);
+}
+
+}  // namespace blobtune::server

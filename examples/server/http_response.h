@@ -1,0 +1,44 @@
+// The server's HTTP response type and the few ways it builds one: a blob, a line of text, an
+// error that says what was wrong (with Retry-After on 503), and the mapping from a store or
+// limiter Status to an HTTP status.
+//
+//   Response r = TextResponse(http::status::bad_request, "id is empty", keep_alive);
+//   Response r = StatusResponse(store_status, options, keep_alive);   // 404, 503, ...
+//
+// Thread-safety: stateless functions, safe from any thread.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_HTTP_RESPONSE_H_
+#define BLOBTUNE_EXAMPLES_SERVER_HTTP_RESPONSE_H_
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/vector_body.hpp>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::server {
+
+using Response = boost::beast::http::response<boost::beast::http::vector_body<std::byte>>;
+
+// A response carrying `bytes` (Content-Type application/octet-stream).
+Response BlobResponse(boost::beast::http::status status, std::vector<std::byte> bytes,
+                      bool keep_alive);
+// A response whose body is `text` plus a newline (Content-Type text/plain).
+Response TextResponse(boost::beast::http::status status, std::string_view text, bool keep_alive,
+                      std::string_view content_type = "text/plain; charset=utf-8");
+// 503 with Retry-After: `retry_after_seconds`.
+Response UnavailableResponse(std::string_view text, int retry_after_seconds, bool keep_alive);
+
+// The HTTP status for a failed store or limiter operation: NOT_FOUND 404, INVALID_ARGUMENT 400,
+// overload (no permit in time, limiter queue full, store queue full) 503, a full map 507,
+// DATA_LOSS and the rest 500.
+boost::beast::http::status HttpStatusOf(const Status& status);
+// The error response for `status` (not OK): HttpStatusOf() and the status's message; 503s carry
+// Retry-After.
+Response ErrorResponse(const Status& status, int retry_after_seconds, bool keep_alive);
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_HTTP_RESPONSE_H_

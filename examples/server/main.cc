@@ -1,0 +1,214 @@
+// blobtune-server: an HTTP/1.1 blob server on an LMDB store whose reads and writes pass through
+// self-tuning concurrency limiters (see blob_server.h for the endpoints and answers).
+//
+//   build/bin/blobtune-server --data-dir /tmp/blobs --listen 127.0.0.1:8080
+//   curl -X PUT --data-binary @photo.jpg http://127.0.0.1:8080/blobs/default/photo.jpg
+//   curl http://127.0.0.1:8080/blobs/default/photo.jpg > copy.jpg
+//   curl http://127.0.0.1:8080/metrics
+//
+// SIGTERM or SIGINT: stop accepting, finish the requests in flight and their commits, exit 0.
+#include <utility>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <csignal>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blob_server.h"
+#include "blobtune/tuner/algorithm_registry.h"
+
+namespace {
+
+namespace po = boost::program_options;
+using namespace blobtune;
+
+constexpr int kBadFlags = 2;
+
+// "100K", "4M", "1G", "4096" -> bytes.
+std::optional<size_t> ParseSize(std::string text) {
+  size_t shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      default: break;
+    }
+    if (shift != 0) text.pop_back();
+  }
+  size_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (value > (size_t{1} << 40) >> shift) return std::nullopt;
+  return value << shift;
+}
+
+// "HOST:PORT", "[IPV6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
+bool ParseListen(const std::string& text, std::string* host, uint16_t* port) {
+  std::string port_text = text;
+  *host = "127.0.0.1";
+  if (const size_t colon = text.rfind(':'); colon != std::string::npos) {
+    std::string h = text.substr(0, colon);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+    if (!h.empty()) *host = h;
+    port_text = text.substr(colon + 1);
+  }
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
+      value > 65535) {
+    return false;
+  }
+  *port = static_cast<uint16_t>(value);
+  return true;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Exit code 2 with a message for bad flags, 0 after --help, -1 to go on.
+int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
+  std::string listen = "127.0.0.1:8080";
+  std::string namespaces = "default";
+  std::string max_blob = "4M";
+  std::string queue_order = "lifo";
+  std::string durability = "durable";
+  int64_t wait_ms = options->wait_deadline.count();
+  int64_t header_ms = options->header_timeout.count();
+  int64_t body_ms = options->body_timeout.count();
+  int64_t grace_ms = options->shutdown_grace.count();
+  po::options_description flags(
+      "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
+      "concurrency limiters (reads and writes apart).\n\n"
+      "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}   GET /blobs/{namespace}?prefix=P&limit=N\n"
+      "  GET /metrics   GET /healthz\n\n"
+      "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n\nOptions");
+  flags.add_options()("help,h", "this text")(
+      "listen", po::value(&listen)->default_value(listen),
+      "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks a free port")(
+      "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required; created "
+                                                 "when missing)")(
+      "namespaces", po::value(&namespaces)->default_value(namespaces),
+      "comma-separated namespaces served")(
+      "max-blob-size", po::value(&max_blob)->default_value(max_blob),
+      "largest PUT body, bytes with optional K/M/G suffix; larger gets 413 unread")(
+      "max-connections", po::value(&options->max_connections)->default_value(options->max_connections),
+      "connections served at once; more get 503 and are closed")(
+      "algorithm", po::value(&options->algorithm),
+      "limit algorithm of both limiters as a registry spec, e.g. knee, gradient2, "
+      "fixed:limit=8 (default: the library's default, knee)")(
+      "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
+      "how long a request waits for a store permit before 503 + Retry-After")(
+      "max-queue", po::value(&options->max_queue)->default_value(options->max_queue),
+      "requests that may wait for a permit at once, per limiter; more get 503 at once")(
+      "queue-order", po::value(&queue_order)->default_value(queue_order),
+      "lifo (fresh requests first under overload) or fifo")(
+      "header-timeout-ms", po::value(&header_ms)->default_value(header_ms),
+      "a waiting connection must deliver a whole request header within this")(
+      "body-timeout-ms", po::value(&body_ms)->default_value(body_ms),
+      "a request body must arrive within this after its header")(
+      "read-threads", po::value(&options->read_threads)->default_value(options->read_threads),
+      "threads running blob reads")(
+      "durability", po::value(&durability)->default_value(durability),
+      "durable (fsync every commit), nometasync or nosync")(
+      "shutdown-grace-ms", po::value(&grace_ms)->default_value(grace_ms),
+      "on SIGTERM, how long requests in flight may take before their connections are cut");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, flags), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "blobtune-server: " << e.what() << " (see --help)\n";
+    return kBadFlags;
+  }
+  if (vm.count("help")) {
+    std::cout << flags << "\n";
+    return 0;
+  }
+  auto bad = [](const std::string& what) {
+    std::cerr << "blobtune-server: " << what << " (see --help)\n";
+    return kBadFlags;
+  };
+  if (options->data_dir.empty()) return bad("--data-dir is required");
+  if (!ParseListen(listen, &options->address, &options->port)) {
+    return bad("--listen takes HOST:PORT, :PORT or PORT, not '" + listen + "'");
+  }
+  options->namespaces = SplitList(namespaces);
+  std::optional<size_t> blob = ParseSize(max_blob);
+  if (!blob || *blob == 0) return bad("--max-blob-size must be a size like 4M, not '" + max_blob + "'");
+  options->max_blob_size_bytes = *blob;
+  if (queue_order == "lifo") {
+    options->queue_order = tuner::QueueOrder::kLifo;
+  } else if (queue_order == "fifo") {
+    options->queue_order = tuner::QueueOrder::kFifo;
+  } else {
+    return bad("--queue-order must be lifo or fifo, not '" + queue_order + "'");
+  }
+  if (durability == "durable") {
+    options->durability = store::Durability::kDurable;
+  } else if (durability == "nometasync") {
+    options->durability = store::Durability::kNoMetaSync;
+  } else if (durability == "nosync") {
+    options->durability = store::Durability::kNoSync;
+  } else {
+    return bad("--durability must be durable, nometasync or nosync, not '" + durability + "'");
+  }
+  options->wait_deadline = std::chrono::milliseconds(wait_ms);
+  options->header_timeout = std::chrono::milliseconds(header_ms);
+  options->body_timeout = std::chrono::milliseconds(body_ms);
+  options->shutdown_grace = std::chrono::milliseconds(grace_ms);
+  if (!options->algorithm.empty()) {
+    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(options->algorithm);
+    Status made = spec.ok() ? tuner::MakeAlgorithm(*spec).status() : spec.status();
+    if (!made.ok()) return bad("--algorithm: " + std::string(made.message()));
+  }
+  if (Status valid = options->Validate(); !valid.ok()) return bad(std::string(valid.message()));
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  server::ServerOptions options;
+  if (int code = ParseFlags(argc, argv, &options); code >= 0) return code;
+
+  StatusOr<std::unique_ptr<server::BlobServer>> started = server::BlobServer::Start(options);
+  if (!started.ok()) {
+    std::cerr << "blobtune-server: " << started.status().ToString() << "\n";
+    return 1;
+  }
+  server::BlobServer& blob_server = **started;
+  // Tests and scripts read the port from this line.
+  std::cout << "blobtune-server listening on " << options.address << ":" << blob_server.port()
+            << " (data " << options.data_dir << ", algorithm "
+            << (options.algorithm.empty() ? "default" : options.algorithm) << ")" << std::endl;
+
+  boost::asio::io_context signals_io;
+  boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    std::cout << "blobtune-server: signal " << signal
+              << ", finishing requests in flight" << std::endl;
+    blob_server.Shutdown();
+  });
+  signals_io.run();
+  blob_server.Wait();
+  started->reset();  // Closes the store: every acknowledged write is committed.
+  std::cout << "blobtune-server: stopped" << std::endl;
+  return 0;
+}

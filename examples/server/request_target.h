@@ -1,0 +1,71 @@
+// Request routing for blobtune-server: turns an HTTP method and request target into what to do,
+// validating namespaces, ids and query parameters on the way. Pure functions over strings, so
+// the fuzzer (tests/server/request_fuzzer.cc) can drive them without a socket.
+//
+//   StatusOr<Route> route = ParseRoute(http::verb::put, "/blobs/photos/cat-1.jpg");
+//   if (!route.ok()) ...  // INVALID_ARGUMENT -> 400, NOT_FOUND -> 404; message says what
+//   route->kind == RouteKind::kPutBlob; route->ns == "photos"; route->id == "cat-1.jpg"
+//
+// Paths:  /blobs/{namespace}/{id}   GET HEAD PUT DELETE
+//         /blobs/{namespace}        GET (list; ?prefix=P&limit=N&after=ID)
+//         /metrics                  GET
+//         /healthz                  GET HEAD
+// Namespaces: 1..64 bytes of [A-Za-z0-9_.-]. Ids: 1..255 bytes of [A-Za-z0-9_.~-], not "." or
+// "..". Path segments and query values may be percent-encoded; the decoded bytes must still be
+// in those sets. Whether a namespace exists on this server is the caller's business.
+//
+// Thread-safety: stateless functions, safe from any thread.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_REQUEST_TARGET_H_
+#define BLOBTUNE_EXAMPLES_SERVER_REQUEST_TARGET_H_
+
+#include <boost/beast/http/verb.hpp>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::server {
+
+enum class RouteKind {
+  kGetBlob,
+  kHeadBlob,
+  kPutBlob,
+  kDeleteBlob,
+  kList,
+  kMetrics,
+  kHealth,
+  kMethodNotAllowed,  // A known path with a method it does not take; `allow` lists the ones it does.
+};
+
+inline constexpr size_t kMaxNamespaceBytes = 64;
+inline constexpr size_t kMaxIdBytes = 255;
+inline constexpr size_t kDefaultListLimit = 100;
+inline constexpr size_t kMaxListLimit = 1000;
+
+struct Route {
+  RouteKind kind = RouteKind::kHealth;
+  std::string ns;           // Blob and list routes.
+  std::string id;           // Blob routes.
+  std::string prefix;       // List: ids starting with this ("" for all).
+  std::string after;        // List: start after this id ("" from the start).
+  size_t limit = kDefaultListLimit;  // List: at most this many entries, 1..kMaxListLimit.
+  std::string allow;        // kMethodNotAllowed: the value of the Allow header.
+};
+
+// OK, or INVALID_ARGUMENT saying which byte or length is wrong.
+Status ValidateNamespace(std::string_view ns);
+Status ValidateId(std::string_view id);
+
+// Decodes %XX escapes. INVALID_ARGUMENT for a truncated or non-hex escape.
+StatusOr<std::string> PercentDecode(std::string_view text);
+
+// The route for `method` on `target` (origin-form: path, optional ?query). INVALID_ARGUMENT
+// (400) for a malformed target, namespace, id or query parameter; NOT_FOUND (404) for a path no
+// route has.
+StatusOr<Route> ParseRoute(boost::beast::http::verb method, std::string_view target);
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_REQUEST_TARGET_H_

@@ -1,0 +1,31 @@
+#include "server_options.h"
+
+#include <string>
+
+#include "request_target.h"
+
+namespace blobtune::server {
+
+Status ServerOptions::Validate() const {
+  if (data_dir.empty()) return Status::InvalidArgument("data_dir is empty");
+  if (namespaces.empty()) return Status::InvalidArgument("namespaces is empty");
+  for (const std::string& ns : namespaces) {
+    if (Status valid = ValidateNamespace(ns); !valid.ok()) {
+      return Status::InvalidArgument("namespaces: '" + ns + "': " + std::string(valid.message()));
+    }
+  }
+  if (max_blob_size_bytes == 0) return Status::InvalidArgument("max_blob_size_bytes must be > 0");
+  if (max_connections == 0) return Status::InvalidArgument("max_connections must be > 0");
+  if (header_timeout.count() <= 0 || body_timeout.count() <= 0 || write_timeout.count() <= 0) {
+    return Status::InvalidArgument("header, body and write timeouts must be > 0");
+  }
+  if (wait_deadline.count() < 0) return Status::InvalidArgument("wait_deadline must be >= 0");
+  if (retry_after_seconds < 0) return Status::InvalidArgument("retry_after_seconds must be >= 0");
+  if (read_threads < 1 || read_threads > 256) {
+    return Status::InvalidArgument("read_threads must be 1..256");
+  }
+  if (shutdown_grace.count() < 0) return Status::InvalidArgument("shutdown_grace must be >= 0");
+  return Status();
+}
+
+}  // namespace blobtune::server

@@ -1,0 +1,76 @@
+// ServerOptions: everything blobtune-server's BlobServer needs, with defaults for one process
+// serving blobs of a few KiB to a few MiB on loopback.
+//
+//   server::ServerOptions options;
+//   options.data_dir = "/var/lib/blobs";
+//   options.algorithm = "knee";            // registry spec for both limiters; "" = default
+//   auto server = server::BlobServer::Start(options);
+//
+// Thread-safety: a plain value; Start copies it.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_SERVER_OPTIONS_H_
+#define BLOBTUNE_EXAMPLES_SERVER_SERVER_OPTIONS_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "blobtune/store/store_options.h"
+#include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::server {
+
+struct ServerOptions {
+  // Listen address and port; port 0 picks a free one (BlobServer::port() says which).
+  // Default: 127.0.0.1:0 (loopback only: the server has no authentication).
+  std::string address = "127.0.0.1";
+  uint16_t port = 0;
+  // The LMDB store's directory, created when missing. REQUIRES: not empty.
+  std::string data_dir;
+  // The namespaces the server serves. Default: {"default"}.
+  std::vector<std::string> namespaces = {"default"};
+  // Largest PUT body, in bytes; a larger one gets 413 before its body is read. Default: 4 MiB.
+  // Memory bound: about max_connections * max_blob_size_bytes of request bodies at once.
+  size_t max_blob_size_bytes = size_t{4} << 20;
+  // Connections served at once; one more is answered 503 and closed. Default: 512.
+  size_t max_connections = 512;
+
+  // A connection waiting for a request must deliver the whole header within this, counted from
+  // the end of the previous response (idle keep-alive and slowloris clients alike). Default: 10 s.
+  std::chrono::milliseconds header_timeout{10'000};
+  // A request body must arrive within this after its header. Default: 30 s.
+  std::chrono::milliseconds body_timeout{30'000};
+  // A response must be written within this. Default: 30 s.
+  std::chrono::milliseconds write_timeout{30'000};
+
+  // How long a request may wait for a store permit once its body is in; past it: 503 with
+  // Retry-After. Default: 100 ms.
+  std::chrono::milliseconds wait_deadline{100};
+  // The Retry-After value of a 503, in seconds. Default: 1.
+  int retry_after_seconds = 1;
+  // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
+  // "gradient2", ...); "" for the library's default. Default: "".
+  std::string algorithm;
+  // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
+  size_t max_queue = 256;
+  // Which waiter a freed permit goes to. LIFO under overload: fresh requests are served within
+  // the deadline and stale ones time out, instead of every request waiting almost the whole
+  // deadline. Default: LIFO.
+  tuner::QueueOrder queue_order = tuner::QueueOrder::kLifo;
+  // Threads that run blob reads (LMDB read transactions). Default: 2.
+  int read_threads = 2;
+  // When a PUT's commit reaches the disk. Default: kDurable (acknowledged PUTs survive a crash).
+  store::Durability durability = store::Durability::kDurable;
+  // After a shutdown starts, in-flight requests have this long to finish before their
+  // connections are closed. Default: 30 s.
+  std::chrono::milliseconds shutdown_grace{30'000};
+
+  // OK, or INVALID_ARGUMENT naming the field that is wrong.
+  Status Validate() const;
+};
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_SERVER_OPTIONS_H_
