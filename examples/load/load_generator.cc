@@ -1,0 +1,256 @@
+#include "load_generator.h"
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <random>
+
+#include "http_connection.h"
+
+namespace blobtune::load {
+namespace {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+LatencySummary Summarize(std::vector<double> ms) {
+  LatencySummary s;
+  s.count = ms.size();
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
+    return ms[std::clamp<size_t>(rank, 1, ms.size()) - 1];
+  };
+  s.p50_ms = at(0.50);
+  s.p90_ms = at(0.90);
+  s.p99_ms = at(0.99);
+  s.max_ms = ms.back();
+  return s;
+}
+
+asio::awaitable<void> SleepUntil(SteadyTime when) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, when);
+  boost::system::error_code ignored;
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+// One run's state; everything runs on one io_context thread.
+class Runner {
+ public:
+  Runner(asio::io_context& io, const LoadOptions& options, asio::ip::tcp::endpoint server)
+      : io_(io), options_(options), server_(server), rng_(options.seed) {}
+
+  void Start() {
+    start_ = std::chrono::steady_clock::now();
+    measure_from_ = start_ + ToDuration(options_.warmup_seconds);
+    end_ = measure_from_ + ToDuration(options_.seconds);
+    if (options_.mode == LoadMode::kClosed) {
+      for (int i = 0; i < options_.connections; ++i) {
+        asio::co_spawn(io_, ClosedWorker(), asio::detached);
+      }
+    } else {
+      asio::co_spawn(io_, OpenTicker(), asio::detached);
+    }
+  }
+
+  LoadResult Finish() {
+    result_.measured_seconds = options_.seconds;
+    result_.ok = Summarize(std::move(ok_ms_));
+    result_.unavailable = Summarize(std::move(unavailable_ms_));
+    result_.ok_per_second = static_cast<double>(result_.ok.count) / options_.seconds;
+    for (const auto& connection : idle_) result_.connections_opened += connection->connects();
+    result_.connections_opened += closed_connects_;
+    return std::move(result_);
+  }
+
+ private:
+  static std::chrono::steady_clock::duration ToDuration(double seconds) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(seconds));
+  }
+
+  bool Measured(SteadyTime t) const { return t >= measure_from_ && t < end_; }
+
+  asio::awaitable<void> OneRequest(HttpConnection& connection, SteadyTime scheduled) {
+    const bool put = result_.acknowledged.empty() ||
+                     std::bernoulli_distribution(options_.put_fraction)(rng_);
+    uint64_t n = 0;
+    if (put) {
+      n = next_id_++;
+    } else {
+      n = result_.acknowledged[std::uniform_int_distribution<size_t>(
+          0, result_.acknowledged.size() - 1)(rng_)];
+    }
+    std::string target = "/blobs/" + options_.ns + "/" + LoadBlobId(options_, n);
+    std::string body = put ? LoadBlobBody(options_, n) : std::string();
+    const http::verb verb = put ? http::verb::put : http::verb::get;
+    StatusOr<Reply> reply = co_await connection.Send(verb, std::move(target), std::move(body));
+    const SteadyTime done = std::chrono::steady_clock::now();
+    if (put && reply.ok() && reply->status == 201) result_.acknowledged.push_back(n);
+    if (!Measured(scheduled)) co_return;
+    if (!reply.ok()) {
+      ++result_.transport_errors;
+      co_return;
+    }
+    ++result_.by_status[reply->status];
+    const double ms = std::chrono::duration<double, std::milli>(done - scheduled).count();
+    if (reply->status >= 200 && reply->status < 300) ok_ms_.push_back(ms);
+    if (reply->status == 503) unavailable_ms_.push_back(ms);
+  }
+
+  asio::awaitable<void> ClosedWorker() {
+    HttpConnection connection(io_.get_executor(), server_, options_.timeout);
+    for (SteadyTime now = std::chrono::steady_clock::now(); now < end_;
+         now = std::chrono::steady_clock::now()) {
+      co_await OneRequest(connection, now);
+    }
+    closed_connects_ += connection.connects();
+  }
+
+  asio::awaitable<void> OpenTicker() {
+    std::exponential_distribution<double> gap(options_.rate);
+    SteadyTime next = start_;
+    for (;;) {
+      next += ToDuration(gap(rng_));
+      if (next >= end_) co_return;
+      co_await SleepUntil(next);
+      std::unique_ptr<HttpConnection> connection;
+      if (!idle_.empty()) {
+        connection = std::move(idle_.back());
+        idle_.pop_back();
+      } else if (opened_ < options_.max_connections) {
+        connection = std::make_unique<HttpConnection>(io_.get_executor(), server_, options_.timeout);
+        ++opened_;
+      } else {
+        if (Measured(next)) ++result_.unsent;
+        continue;
+      }
+      asio::co_spawn(io_, Dispatch(std::move(connection), next), asio::detached);
+    }
+  }
+
+  asio::awaitable<void> Dispatch(std::unique_ptr<HttpConnection> connection, SteadyTime scheduled) {
+    co_await OneRequest(*connection, scheduled);
+    idle_.push_back(std::move(connection));
+  }
+
+  asio::io_context& io_;
+  const LoadOptions& options_;
+  const asio::ip::tcp::endpoint server_;
+  std::mt19937_64 rng_;
+  SteadyTime start_, measure_from_, end_;
+  uint64_t next_id_ = 0;
+  std::deque<std::unique_ptr<HttpConnection>> idle_;
+  int opened_ = 0;
+  int closed_connects_ = 0;
+  std::vector<double> ok_ms_, unavailable_ms_;
+  LoadResult result_;
+};
+
+asio::awaitable<void> Probe(asio::ip::tcp::endpoint server, std::chrono::milliseconds timeout,
+                            Status* status) {
+  HttpConnection connection(co_await asio::this_coro::executor, server, timeout);
+  std::string target = "/healthz";
+  std::string no_body;
+  StatusOr<Reply> reply =
+      co_await connection.Send(http::verb::get, std::move(target), std::move(no_body));
+  if (!reply.ok()) *status = reply.status();
+}
+
+asio::awaitable<void> VerifyWorker(const LoadOptions& options, asio::ip::tcp::endpoint server,
+                                   const std::vector<uint64_t>& ids, size_t* next,
+                                   VerifyResult* result) {
+  HttpConnection connection(co_await asio::this_coro::executor, server, options.timeout);
+  while (*next < ids.size()) {
+    const uint64_t n = ids[(*next)++];
+    StatusOr<Reply> reply = Status::Unavailable("not sent");
+    // The server may still be shedding load: retry 503s and transport errors for a while.
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      std::string target = "/blobs/" + options.ns + "/" + LoadBlobId(options, n);
+      std::string no_body;
+      reply = co_await connection.Send(http::verb::get, std::move(target), std::move(no_body));
+      if (reply.ok() && reply->status != 503) break;
+      co_await SleepUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+    }
+    ++result->checked;
+    if (!reply.ok() || (reply->status != 200 && reply->status != 404)) {
+      ++result->unreadable;
+    } else if (reply->status == 404) {
+      ++result->missing;
+    } else if (reply->body != LoadBlobBody(options, n)) {
+      ++result->corrupt;
+    } else {
+      ++result->intact;
+    }
+  }
+}
+
+StatusOr<asio::ip::tcp::endpoint> Endpoint(const LoadOptions& options) {
+  boost::system::error_code ec;
+  asio::ip::address address = asio::ip::make_address(options.host, ec);
+  if (ec) return Status::InvalidArgument("bad host address '" + options.host + "'");
+  return asio::ip::tcp::endpoint(address, options.port);
+}
+
+}  // namespace
+
+std::string LoadBlobId(const LoadOptions& options, uint64_t n) {
+  return options.id_prefix + "-" + std::to_string(n);
+}
+
+std::string LoadBlobBody(const LoadOptions& options, uint64_t n) {
+  // Different for every id and every offset, cheap to make: a 64-bit LCG stream seeded by n.
+  std::string body(options.size, '\0');
+  uint64_t x = (n + 1) * 0x9E3779B97F4A7C15ULL;
+  for (char& c : body) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    c = static_cast<char>(x >> 56);
+  }
+  return body;
+}
+
+StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
+  StatusOr<asio::ip::tcp::endpoint> server = Endpoint(options);
+  if (!server.ok()) return server.status();
+  asio::io_context io(1);
+  Status reachable;
+  asio::co_spawn(io, Probe(*server, options.timeout, &reachable), asio::detached);
+  io.run();
+  if (!reachable.ok()) return reachable;
+  io.restart();
+  Runner runner(io, options, *server);
+  runner.Start();
+  io.run();
+  return runner.Finish();
+}
+
+VerifyResult VerifyPuts(const LoadOptions& options, const std::vector<uint64_t>& acknowledged) {
+  VerifyResult result;
+  StatusOr<asio::ip::tcp::endpoint> server = Endpoint(options);
+  if (!server.ok()) {
+    result.checked = result.unreadable = acknowledged.size();
+    return result;
+  }
+  asio::io_context io(1);
+  size_t next = 0;
+  for (int i = 0; i < 16; ++i) {
+    asio::co_spawn(io, VerifyWorker(options, *server, acknowledged, &next, &result),
+                   asio::detached);
+  }
+  io.run();
+  return result;
+}
+
+}  // namespace blobtune::load

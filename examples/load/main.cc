@@ -1,0 +1,181 @@
+// blobtune-load: closed- or open-loop HTTP load against blobtune-server on loopback; prints
+// throughput, answers by status and latency quantiles, and with --verify reads back every
+// acknowledged PUT.
+//
+//   build/bin/blobtune-load --port 8080 --mode closed --connections 32 --seconds 10
+//   build/bin/blobtune-load --port 8080 --mode open --rate 4000 --seconds 60 --verify
+//
+// Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms was exceeded;
+// 2 for bad flags; 3 if the server could not be reached.
+#include <utility>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "load_generator.h"
+
+namespace {
+
+namespace po = boost::program_options;
+using namespace blobtune;
+
+struct Flags {
+  load::LoadOptions load;
+  bool verify = false;
+  bool json = false;
+  double max_ok_p99_ms = 0;  // 0: no check.
+};
+
+// Exit code 2 with a message for bad flags, 0 after --help, -1 to go on.
+int ParseFlags(int argc, char** argv, Flags* flags) {
+  load::LoadOptions& o = flags->load;
+  std::string mode = "closed";
+  int64_t timeout_ms = o.timeout.count();
+  po::options_description options(
+      "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, one request\n"
+      "each at a time) or open loop (Poisson arrivals at --rate, whatever the answers).\n"
+      "PUTs go to new ids, GETs to ids already acknowledged.\n\nOptions");
+  options.add_options()("help,h", "this text")(
+      "host", po::value(&o.host)->default_value(o.host), "server address")(
+      "port", po::value(&o.port)->default_value(o.port), "server port")(
+      "mode", po::value(&mode)->default_value(mode), "closed or open")(
+      "connections", po::value(&o.connections)->default_value(o.connections),
+      "closed loop: concurrent connections")(
+      "rate", po::value(&o.rate)->default_value(o.rate), "open loop: requests per second")(
+      "max-connections", po::value(&o.max_connections)->default_value(o.max_connections),
+      "open loop: most connections the client opens; a request finding none free is unsent")(
+      "seconds", po::value(&o.seconds)->default_value(o.seconds), "measured duration")(
+      "warmup", po::value(&o.warmup_seconds)->default_value(o.warmup_seconds),
+      "seconds run before measuring")(
+      "put-fraction", po::value(&o.put_fraction)->default_value(o.put_fraction),
+      "share of PUTs (0..1); the rest are GETs")(
+      "size", po::value(&o.size)->default_value(o.size), "PUT body bytes")(
+      "namespace", po::value(&o.ns)->default_value(o.ns), "blob namespace")(
+      "id-prefix", po::value(&o.id_prefix)->default_value(o.id_prefix),
+      "ids are PREFIX-N; use a new prefix per run")(
+      "timeout-ms", po::value(&timeout_ms)->default_value(timeout_ms), "per-request timeout")(
+      "seed", po::value(&o.seed)->default_value(o.seed), "random seed")(
+      "verify", po::bool_switch(&flags->verify), "read back every acknowledged PUT afterwards")(
+      "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms),
+      "exit 1 if the p99 latency of 2xx answers is above this")(
+      "json", po::bool_switch(&flags->json), "also print one JSON line with the figures");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, options), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "blobtune-load: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return 0;
+  }
+  auto bad = [](const std::string& what) {
+    std::cerr << "blobtune-load: " << what << " (see --help)\n";
+    return 2;
+  };
+  if (mode == "closed") {
+    o.mode = load::LoadMode::kClosed;
+  } else if (mode == "open") {
+    o.mode = load::LoadMode::kOpen;
+  } else {
+    return bad("--mode must be closed or open, not '" + mode + "'");
+  }
+  if (o.port == 0) return bad("--port must be 1..65535");
+  if (o.connections < 1 || o.connections > 10000) return bad("--connections must be 1..10000");
+  if (!(o.rate > 0) || o.rate > 1e6) return bad("--rate must be in (0, 1e6]");
+  if (o.max_connections < 1 || o.max_connections > 10000) {
+    return bad("--max-connections must be 1..10000");
+  }
+  if (!(o.seconds > 0) || o.seconds > 86400) return bad("--seconds must be in (0, 86400]");
+  if (!(o.warmup_seconds >= 0) || o.warmup_seconds > 3600) return bad("--warmup must be 0..3600");
+  if (!(o.put_fraction >= 0) || o.put_fraction > 1) return bad("--put-fraction must be 0..1");
+  if (o.size > (size_t{64} << 20)) return bad("--size must be at most 64 MiB");
+  if (timeout_ms < 1) return bad("--timeout-ms must be >= 1");
+  o.timeout = std::chrono::milliseconds(timeout_ms);
+  if (flags->max_ok_p99_ms < 0) return bad("--max-ok-p99-ms must be >= 0");
+  return -1;
+}
+
+void PrintLatency(const char* name, const load::LatencySummary& s) {
+  std::printf("  %-6s %9llu %9.2f %9.2f %9.2f %9.2f\n", name,
+              static_cast<unsigned long long>(s.count), s.p50_ms, s.p90_ms, s.p99_ms, s.max_ms);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
+  const load::LoadOptions& o = flags.load;
+
+  if (o.mode == load::LoadMode::kClosed) {
+    std::printf("blobtune-load: closed loop, %d connections, %.0f s (+%.0f s warm-up) against %s:%u,"
+                " %.0f%% PUT of %zu bytes\n",
+                o.connections, o.seconds, o.warmup_seconds, o.host.c_str(), o.port,
+                o.put_fraction * 100, o.size);
+  } else {
+    std::printf("blobtune-load: open loop, %.0f requests/s, %.0f s (+%.0f s warm-up) against %s:%u,"
+                " %.0f%% PUT of %zu bytes\n",
+                o.rate, o.seconds, o.warmup_seconds, o.host.c_str(), o.port, o.put_fraction * 100,
+                o.size);
+  }
+  std::fflush(stdout);
+  StatusOr<load::LoadResult> result = load::RunLoad(o);
+  if (!result.ok()) {
+    std::cerr << "blobtune-load: " << result.status().ToString() << "\n";
+    return 3;
+  }
+  uint64_t answered = 0;
+  for (const auto& [status, count] : result->by_status) answered += count;
+  std::printf("  answered %llu (%.0f/s), 2xx %.0f/s, transport errors %llu, unsent %llu, "
+              "connections opened %d\n",
+              static_cast<unsigned long long>(answered),
+              static_cast<double>(answered) / result->measured_seconds, result->ok_per_second,
+              static_cast<unsigned long long>(result->transport_errors),
+              static_cast<unsigned long long>(result->unsent), result->connections_opened);
+  std::printf("  by status:");
+  for (const auto& [status, count] : result->by_status) {
+    std::printf(" %u=%llu", status, static_cast<unsigned long long>(count));
+  }
+  std::printf("\n  %-6s %9s %9s %9s %9s %9s   (ms)\n", "", "count", "p50", "p90", "p99", "max");
+  PrintLatency("2xx", result->ok);
+  PrintLatency("503", result->unavailable);
+
+  int exit_code = 0;
+  load::VerifyResult verified;
+  if (flags.verify) {
+    verified = load::VerifyPuts(o, result->acknowledged);
+    std::printf("  verify: %llu acknowledged PUTs, %llu intact, %llu missing, %llu corrupt, "
+                "%llu unreadable\n",
+                static_cast<unsigned long long>(verified.checked),
+                static_cast<unsigned long long>(verified.intact),
+                static_cast<unsigned long long>(verified.missing),
+                static_cast<unsigned long long>(verified.corrupt),
+                static_cast<unsigned long long>(verified.unreadable));
+    if (!verified.ok()) exit_code = 1;
+  }
+  if (flags.max_ok_p99_ms > 0 && result->ok.p99_ms > flags.max_ok_p99_ms) {
+    std::printf("  FAIL: 2xx p99 %.2f ms is over --max-ok-p99-ms %.2f\n", result->ok.p99_ms,
+                flags.max_ok_p99_ms);
+    exit_code = 1;
+  }
+  if (flags.json) {
+    std::printf("{\"answered_per_s\":%.1f,\"ok_per_s\":%.1f,\"ok\":%llu,\"unavailable\":%llu,"
+                "\"ok_p50_ms\":%.3f,\"ok_p99_ms\":%.3f,\"ok_max_ms\":%.3f,\"unavailable_p99_ms\":"
+                "%.3f,\"transport_errors\":%llu,\"unsent\":%llu,\"acknowledged\":%zu,"
+                "\"verified_intact\":%llu,\"verified_checked\":%llu}\n",
+                static_cast<double>(answered) / result->measured_seconds, result->ok_per_second,
+                static_cast<unsigned long long>(result->ok.count),
+                static_cast<unsigned long long>(result->unavailable.count), result->ok.p50_ms,
+                result->ok.p99_ms, result->ok.max_ms, result->unavailable.p99_ms,
+                static_cast<unsigned long long>(result->transport_errors),
+                static_cast<unsigned long long>(result->unsent), result->acknowledged.size(),
+                static_cast<unsigned long long>(verified.intact),
+                static_cast<unsigned long long>(verified.checked));
+  }
+  return exit_code;
+}
