@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/http/verb.hpp>
+#include <algorithm>
 #include <span>
 
 #include "delivery_run.h"
@@ -20,6 +21,14 @@ namespace asio = boost::asio;
 using boost::beast::http::verb;
 
 constexpr size_t kDocumentsPerBatch = 25;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// `cost` (a fraction `share` of it) at the run's time scale.
+std::chrono::nanoseconds Scaled(const DeliveryOptions& options,
+                                std::chrono::microseconds cost, double share = 1.0) {
+  return std::chrono::nanoseconds(static_cast<int64_t>(
+      static_cast<double>(std::chrono::nanoseconds(cost).count()) * share * options.time_scale));
+}
 
 asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
                              store::BlobStore& store, asio::thread_pool& pool,
@@ -27,6 +36,14 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
   // One batched download of every incoming document, in a few requests.
   std::string documents;
   for (size_t offset = 0; offset < options.messages; offset += kDocumentsPerBatch) {
+    // This request's part of the batch cost, and the cost of its bytes.
+    const size_t count = std::min(kDocumentsPerBatch, options.messages - offset);
+    const auto done_at =
+        std::chrono::steady_clock::now() +
+        Scaled(options, options.legacy_batch_cost,
+               static_cast<double>(count) / static_cast<double>(options.messages)) +
+        Scaled(options, options.legacy_per_mib,
+               static_cast<double>(count * options.message_size) / kMiB);
     StatusOr<HttpResponse> batch = co_await http.Request(
         verb::get, "/legacy/documents?offset=" + std::to_string(offset) +
                        "&count=" + std::to_string(kDocumentsPerBatch));
@@ -37,6 +54,7 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
       co_return;
     }
     documents += batch->body;
+    co_await SleepUntil(done_at);
   }
   if (documents.size() != options.messages * options.message_size) {
     result.status = Status::DataLoss("legacy download returned " +
@@ -45,9 +63,7 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
     co_return;
   }
   // Per message: 4 local document creates and 1 delete, one message after the other.
-  const auto work = std::chrono::nanoseconds(static_cast<int64_t>(
-      static_cast<double>(std::chrono::nanoseconds(options.legacy_work_per_message).count()) *
-      options.time_scale));
+  const auto work = Scaled(options, options.legacy_work_per_message);
   for (size_t i = 0; i < options.messages; ++i) {
     std::string id = MessageId(i);
     std::string_view body(documents.data() + i * options.message_size, options.message_size);
@@ -70,7 +86,10 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
     ++result.delivered;
   }
   // One batched upload.
+  const auto uploaded_at =
+      std::chrono::steady_clock::now() + Scaled(options, options.legacy_batch_cost);
   StatusOr<HttpResponse> upload = co_await http.Request(verb::post, "/legacy/upload", "");
+  co_await SleepUntil(uploaded_at);
   if (!upload.ok() || upload->status != 200) {
     result.status = upload.ok() ? Status::Internal("legacy upload answered " +
                                                    std::to_string(upload->status))

@@ -30,7 +30,6 @@ using tcp = asio::ip::tcp;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // The value of `key` in a query string such as "offset=10&count=50", or `fallback`.
 size_t QueryNumber(std::string_view query, std::string_view key, size_t fallback) {
@@ -233,20 +232,12 @@ class MailServer::Impl {
       for (size_t i = offset; i < offset + count && i < options_.messages; ++i) {
         documents += MessageBody(options_.seed, i, options_.message_size);
       }
-      // The batch cost is paid once per download, spread over its requests by size.
-      double share = options_.messages == 0 ? 0 : static_cast<double>(count) /
-                                                      static_cast<double>(options_.messages);
-      *extra = Scaled(std::chrono::nanoseconds(static_cast<int64_t>(
-          share * static_cast<double>(std::chrono::nanoseconds(options_.legacy_batch_cost).count()) +
-          static_cast<double>(documents.size()) / kMiB *
-              static_cast<double>(std::chrono::nanoseconds(options_.legacy_per_mib).count()))));
       return MakeResponse(request, http::status::ok, std::move(documents));
     }
     if (verb == http::verb::post && target == "/legacy/upload") {
       // The batched sync acknowledges every downloaded message: the server drops them.
       for (const auto& [id, body] : incoming_) ++report_.applied_deletes[id];
       incoming_.clear();
-      *extra = Scaled(options_.legacy_batch_cost);
       return MakeResponse(request, http::status::ok, "");
     }
     return MakeResponse(request, http::status::not_found,

@@ -4,8 +4,9 @@
 // It holds the incoming message blobs, accepts uploads and deletes, and reproduces what made the
 // original system slow (DELIVERY-MODEL.md): every request does an authentication lookup on ONE
 // server thread with a random (exponential) service time, so lookups queue behind each other.
-// Network round trip, bandwidth and the costs of the batched endpoints are options; every cost is
-// multiplied by `time_scale` so a benchmark fits in seconds. With `fault_rate` > 0 a request may
+// Network round trip, bandwidth and the costs of the listing and sync are options; every cost is
+// multiplied by `time_scale` so a benchmark fits in seconds. (The legacy endpoints cost only the
+// lookup and the network: the legacy path's per-byte cost is the client's, see delivery_run.h.) With `fault_rate` > 0 a request may
 // get a 503, a reset connection or a stall instead of a normal answer.
 //
 //   GET    /incoming             ids of the incoming messages, one per line
@@ -51,12 +52,6 @@ struct MailServerOptions {
   // measured blob runs spend about 3.8 s outside the per-message work. Default: 1.9 s each.
   std::chrono::microseconds list_cost{1'900'000};
   std::chrono::microseconds sync_cost{1'900'000};
-  // The legacy path's batched download and upload: a fixed cost each plus a cost per MiB of
-  // documents downloaded. DELIVERY-MODEL.md gives about 1.5 s + 42 ms per message + 0.71 s per
-  // MB; the per-byte part is set to 0.655 s per MiB so that, with the client's 42 ms per
-  // message, 100 messages of 100 KiB take the 12.1 s the seed benchmark measured.
-  std::chrono::microseconds legacy_batch_cost{750'000};
-  std::chrono::microseconds legacy_per_mib{655'000};
   // Probability that a request is answered with a fault (503, reset or stall). Default: 0.
   double fault_rate = 0;
   // Listen address; port 0 picks a free port. Default: 127.0.0.1:0.
