@@ -325,7 +325,9 @@ void RawGet(benchmark::State& state) {
     MDB_val key{id.size(), const_cast<char*>(id.data())};
     MDB_val val{};
     Check(mdb_get(txn, world->raw_dbi, &key, &val), "mdb_get");
-    const auto* p = static_cast<const std::byte*>(val.mv_data);
+    // A const pointer: DoNotOptimize(non-const T&) uses a "+m,r" asm constraint that GCC 12
+    // miscompiles under ASan (p came back as garbage); the const overload only reads it.
+    const auto* const p = static_cast<const std::byte*>(val.mv_data);
     if constexpr (kCopy) {
       buffer.assign(p, p + val.mv_size);
       benchmark::DoNotOptimize(buffer.data());
