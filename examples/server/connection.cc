@@ -191,7 +191,10 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     if (ec) {
       response = AnswerToBadHeader(ec);
     } else {
+      const bool head = header.get().method() == http::verb::head;
       response = co_await ReadAndAnswer(stream, buffer, header, hub);
+      // A HEAD answer keeps the Content-Length a GET would have, without the body.
+      if (response && head) response->body().clear();
     }
     if (!response) break;
     if (hub.draining()) response->keep_alive(false);

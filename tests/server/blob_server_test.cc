@@ -1,0 +1,291 @@
+// blobtune-server over a real socket: every answer it documents (200, 201, 204, 400, 404, 405,
+// 413, 431, 503 + Retry-After), the timeouts on idle and slowloris clients, the connection cap,
+// and a graceful shutdown of the in-process BlobServer.
+#include "blob_server.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/temp_dir.h"
+#include "http_test_client.h"
+
+namespace blobtune::server {
+namespace {
+
+using blobtune::testing::HttpResponse;
+using blobtune::testing::TempDir;
+using blobtune::testing::TestClient;
+namespace http = boost::beast::http;
+using namespace std::chrono_literals;
+
+class BlobServerTest : public ::testing::Test {
+ protected:
+  void Start(ServerOptions options = {}) {
+    options.data_dir = dir_.Sub("data");
+    options.namespaces = {"default", "photos"};
+    options.max_blob_size_bytes = 64 * 1024;
+    options.durability = store::Durability::kNoSync;  // Speed; durability is the child test's.
+    StatusOr<std::unique_ptr<BlobServer>> started = BlobServer::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    server_ = *std::move(started);
+  }
+  uint16_t port() const { return server_->port(); }
+
+  TempDir dir_{"blobtune-server"};
+  std::unique_ptr<BlobServer> server_;
+};
+
+TEST_F(BlobServerTest, PutGetHeadListDeleteOnOneKeepAliveConnection) {
+  Start();
+  TestClient client(port());
+  HttpResponse put = client.Send(http::verb::put, "/blobs/photos/cat-1", "meow");
+  EXPECT_EQ(put.result_int(), 201) << put.body();
+  HttpResponse get = client.Send(http::verb::get, "/blobs/photos/cat-1");
+  EXPECT_EQ(get.result_int(), 200);
+  EXPECT_EQ(get.body(), "meow");
+  HttpResponse head = client.Send(http::verb::head, "/blobs/photos/cat-1");
+  EXPECT_EQ(head.result_int(), 200);
+  EXPECT_EQ(head[http::field::content_length], "4");
+  ASSERT_EQ(client.Send(http::verb::put, "/blobs/photos/cat-2", "purr").result_int(), 201);
+  ASSERT_EQ(client.Send(http::verb::put, "/blobs/photos/dog-1", "woof").result_int(), 201);
+  HttpResponse list = client.Send(http::verb::get, "/blobs/photos?prefix=cat-&limit=10");
+  EXPECT_EQ(list.result_int(), 200);
+  EXPECT_EQ(list.body(), "cat-1\t4\ncat-2\t4\n");
+  HttpResponse page = client.Send(http::verb::get, "/blobs/photos?limit=1&after=cat-1");
+  EXPECT_EQ(page.body(), "cat-2\t4\n");
+  HttpResponse erase = client.Send(http::verb::delete_, "/blobs/photos/cat-1");
+  EXPECT_EQ(erase.result_int(), 204);
+  EXPECT_TRUE(erase.body().empty());
+  EXPECT_EQ(client.Send(http::verb::get, "/blobs/photos/cat-1").result_int(), 404);
+}
+
+TEST_F(BlobServerTest, MissingBlobIs404WithAMessage) {
+  Start();
+  TestClient client(port());
+  HttpResponse get = client.Send(http::verb::get, "/blobs/default/nothing-here");
+  EXPECT_EQ(get.result_int(), 404);
+  EXPECT_NE(get.body().find("nothing-here"), std::string::npos) << get.body();
+  EXPECT_EQ(client.Send(http::verb::delete_, "/blobs/default/nothing-here").result_int(), 404);
+  EXPECT_EQ(client.Send(http::verb::head, "/blobs/default/nothing-here").result_int(), 404);
+  EXPECT_EQ(client.Send(http::verb::get, "/nowhere").result_int(), 404);
+}
+
+TEST_F(BlobServerTest, BadNamespaceOrIdIs400AndSaysWhy) {
+  Start();
+  TestClient client(port());
+  HttpResponse unknown = client.Send(http::verb::get, "/blobs/videos/a");
+  EXPECT_EQ(unknown.result_int(), 400);
+  EXPECT_NE(unknown.body().find("unknown namespace 'videos'"), std::string::npos)
+      << unknown.body();
+  HttpResponse bad_id = client.Send(http::verb::get, "/blobs/default/a*b");
+  EXPECT_EQ(bad_id.result_int(), 400);
+  EXPECT_NE(bad_id.body().find("'*'"), std::string::npos) << bad_id.body();
+  HttpResponse bad_query = client.Send(http::verb::get, "/blobs/default?limit=0");
+  EXPECT_EQ(bad_query.result_int(), 400);
+  // A PUT with a bad id is refused before its body is read, and the connection closes.
+  HttpResponse bad_put = client.Send(http::verb::put, "/blobs/default/..", "x");
+  EXPECT_EQ(bad_put.result_int(), 400);
+  EXPECT_FALSE(bad_put.keep_alive());
+}
+
+TEST_F(BlobServerTest, WrongMethodIs405WithAllow) {
+  Start();
+  TestClient client(port());
+  HttpResponse post = client.Send(http::verb::post, "/blobs/default/a");
+  EXPECT_EQ(post.result_int(), 405);
+  EXPECT_EQ(post[http::field::allow], "GET, HEAD, PUT, DELETE");
+}
+
+TEST_F(BlobServerTest, OversizedBodyIs413BeforeTheBodyIsSent) {
+  Start();
+  TestClient client(port());
+  // Only the header goes out: the answer must come without the 10 MB the header announces.
+  client.WriteRaw(
+      "PUT /blobs/default/big HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n");
+  HttpResponse response = client.Read();
+  EXPECT_EQ(response.result_int(), 413);
+  EXPECT_NE(response.body().find("maximum of 65536 bytes"), std::string::npos) << response.body();
+  EXPECT_FALSE(response.keep_alive());
+  EXPECT_TRUE(client.ServerClosed());
+}
+
+TEST_F(BlobServerTest, OversizedChunkedBodyIs413) {
+  Start();
+  TestClient client(port());
+  std::string chunk(40 * 1024, 'z');
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx", chunk.size());
+  std::string request = "PUT /blobs/default/big HTTP/1.1\r\nHost: x\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 2; ++i) request += std::string(size) + "\r\n" + chunk + "\r\n";
+  request += "0\r\n\r\n";
+  client.WriteRaw(request);
+  EXPECT_EQ(client.Read().result_int(), 413);
+}
+
+TEST_F(BlobServerTest, ExpectContinueGets100ThenTheAnswer) {
+  Start();
+  TestClient client(port());
+  client.WriteRaw("PUT /blobs/default/c HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+                  "Expect: 100-continue\r\n\r\n");
+  EXPECT_EQ(client.Read().result_int(), 100);
+  client.WriteRaw("abc");
+  EXPECT_EQ(client.Read().result_int(), 201);
+  EXPECT_EQ(client.Send(http::verb::get, "/blobs/default/c").body(), "abc");
+}
+
+TEST_F(BlobServerTest, MalformedRequestIs400AndOversizedHeaderIs431) {
+  Start();
+  {
+    TestClient client(port());
+    client.WriteRaw("HELLO THERE\r\n\r\n");
+    EXPECT_EQ(client.Read().result_int(), 400);
+  }
+  TestClient client(port());
+  client.WriteRaw("GET /healthz HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
+  EXPECT_EQ(client.Read().result_int(), 431);
+}
+
+TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
+  ServerOptions options;
+  options.algorithm = "fixed:limit=1";
+  options.wait_deadline = 0ms;  // Only a free slot admits.
+  Start(options);
+  std::atomic<int> created{0}, unavailable{0}, other{0};
+  std::atomic<int> retry_after_ok{0};
+  std::atomic<int64_t> slowest_503_us{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&, c] {
+      TestClient client(port());
+      for (int i = 0; i < 30; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        HttpResponse r = client.Send(http::verb::put,
+                                     "/blobs/default/k" + std::to_string(c) + "-" +
+                                         std::to_string(i),
+                                     std::string(32 * 1024, 'v'));
+        auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+        if (r.result_int() == 201) {
+          ++created;
+        } else if (r.result_int() == 503) {
+          ++unavailable;
+          if (r[http::field::retry_after] == "1") ++retry_after_ok;
+          int64_t seen = slowest_503_us.load();
+          while (us > seen && !slowest_503_us.compare_exchange_weak(seen, us)) {
+          }
+        } else {
+          ++other;
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_GT(created.load(), 0);
+  EXPECT_GT(unavailable.load(), 0) << "8 clients on a limit of 1 with no wait never collided";
+  EXPECT_EQ(retry_after_ok.load(), unavailable.load());
+  EXPECT_EQ(other.load(), 0);
+  // "Promptly": no wait was allowed, so a 503 never waits for a commit.
+  EXPECT_LT(slowest_503_us.load(), 1'000'000);
+}
+
+TEST_F(BlobServerTest, SlowlorisClientIsDisconnected) {
+  ServerOptions options;
+  options.header_timeout = 300ms;
+  Start(options);
+  TestClient client(port());
+  const std::string header = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  const auto start = std::chrono::steady_clock::now();
+  bool cut = false;
+  // One byte every 50 ms: each byte would reset a per-read timer, never the header deadline.
+  for (size_t i = 0; i < 100 && !cut; ++i) {
+    boost::system::error_code ec;
+    boost::asio::write(client.socket(), boost::asio::buffer(&header[i % header.size()], 1), ec);
+    if (ec) cut = true;
+    std::this_thread::sleep_for(50ms);
+    client.socket().non_blocking(true);
+    char byte;
+    client.socket().read_some(boost::asio::buffer(&byte, 1), ec);
+    client.socket().non_blocking(false);
+    if (ec && ec != boost::asio::error::would_block) cut = true;
+  }
+  const auto held = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(cut) << "the server kept a slowloris connection for 5 s";
+  EXPECT_LT(held, 2s);
+}
+
+TEST_F(BlobServerTest, IdleKeepAliveConnectionIsClosed) {
+  ServerOptions options;
+  options.header_timeout = 200ms;
+  Start(options);
+  TestClient client(port());
+  EXPECT_EQ(client.Send(http::verb::get, "/healthz").result_int(), 200);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(client.ServerClosed());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST_F(BlobServerTest, ConnectionsOverTheCapGet503) {
+  ServerOptions options;
+  options.max_connections = 2;
+  Start(options);
+  auto first = std::make_unique<TestClient>(port());
+  TestClient second(port());
+  EXPECT_EQ(first->Send(http::verb::get, "/healthz").result_int(), 200);
+  EXPECT_EQ(second.Send(http::verb::get, "/healthz").result_int(), 200);
+  TestClient third(port());
+  HttpResponse refused = third.Read();
+  EXPECT_EQ(refused.result_int(), 503);
+  EXPECT_EQ(refused[http::field::retry_after], "1");
+  EXPECT_NE(refused.body().find("too many connections"), std::string::npos) << refused.body();
+  // The cap counts live connections: once one goes, a new one is served.
+  first.reset();
+  std::this_thread::sleep_for(200ms);
+  TestClient fourth(port());
+  EXPECT_EQ(fourth.Send(http::verb::get, "/healthz").result_int(), 200);
+}
+
+TEST_F(BlobServerTest, MetricsAndHealthz) {
+  Start();
+  TestClient client(port());
+  ASSERT_EQ(client.Send(http::verb::put, "/blobs/default/m", "x").result_int(), 201);
+  HttpResponse metrics = client.Send(http::verb::get, "/metrics");
+  EXPECT_EQ(metrics.result_int(), 200);
+  EXPECT_NE(metrics.body().find("blobtune_limiter_limit{limiter=\"write\"}"), std::string::npos);
+  EXPECT_NE(metrics.body().find("store=\"blobs\""), std::string::npos);
+  HttpResponse health = client.Send(http::verb::get, "/healthz");
+  EXPECT_EQ(health.result_int(), 200);
+  EXPECT_EQ(health.body(), "ok\n");
+}
+
+TEST_F(BlobServerTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnections) {
+  Start();
+  TestClient idle(port());
+  EXPECT_EQ(idle.Send(http::verb::get, "/healthz").result_int(), 200);
+  TestClient busy(port());
+  // Half a request: the server is reading its body when the shutdown starts.
+  busy.WriteRaw("PUT /blobs/default/late HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nla");
+  std::this_thread::sleep_for(100ms);
+  server_->Shutdown();
+  EXPECT_TRUE(idle.ServerClosed());
+  busy.WriteRaw("te");
+  HttpResponse answer = busy.Read();
+  EXPECT_EQ(answer.result_int(), 201);
+  EXPECT_FALSE(answer.keep_alive());
+  server_->Wait();
+  const uint16_t old_port = port();
+  server_.reset();
+  // Nothing listens any more.
+  EXPECT_THROW(TestClient late(old_port), std::exception);
+}
+
+}  // namespace
+}  // namespace blobtune::server

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Overload test of blobtune-server: measure its capacity with a closed loop, then drive it
+# open-loop at FACTOR x that capacity and check the bar: the server keeps answering, admitted
+# (2xx) requests' p99 within the wait deadline, no crash, bounded peak RSS, every acknowledged
+# PUT readable afterwards, and exit 0 on SIGTERM.
+#
+# Usage: tests/server/overload.sh --bin-dir build/bin [--seconds 60] [--factor 4]
+#          [--capacity-seconds 5] [--deadline-ms 100] [--algorithm SPEC] [--size 4096]
+#          [--max-rss-mb 1024] [--no-latency-check]
+set -euo pipefail
+
+bin_dir=""
+seconds=60
+factor=4
+capacity_seconds=5
+deadline_ms=100
+algorithm=""
+size=4096
+max_rss_mb=1024
+latency_check=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-dir) bin_dir="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --factor) factor="$2"; shift 2 ;;
+    --capacity-seconds) capacity_seconds="$2"; shift 2 ;;
+    --deadline-ms) deadline_ms="$2"; shift 2 ;;
+    --algorithm) algorithm="$2"; shift 2 ;;
+    --size) size="$2"; shift 2 ;;
+    --max-rss-mb) max_rss_mb="$2"; shift 2 ;;
+    --no-latency-check) latency_check=0; shift ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "overload.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$bin_dir" ] || { echo "overload.sh: --bin-dir is required" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/blobtune-overload-XXXXXX)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+server_args=(--data-dir "$work/data" --listen 127.0.0.1:0 --wait-deadline-ms "$deadline_ms")
+[ -n "$algorithm" ] && server_args+=(--algorithm "$algorithm")
+"$bin_dir/blobtune-server" "${server_args[@]}" > "$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do
+  grep -q "listening on" "$work/server.log" && break
+  sleep 0.1
+done
+port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
+[ -n "$port" ] || { echo "overload.sh: the server did not start"; cat "$work/server.log"; exit 1; }
+
+field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+
+echo "== capacity: closed loop, 64 connections, ${capacity_seconds} s"
+"$bin_dir/blobtune-load" --port "$port" --mode closed --connections 64 --seconds "$capacity_seconds" \
+  --warmup 1 --size "$size" --id-prefix capacity --json | tee "$work/capacity.txt"
+capacity=$(tail -1 "$work/capacity.txt" | field ok_per_s)
+rate=$(awk -v c="$capacity" -v f="$factor" 'BEGIN { printf "%.0f", c * f }')
+echo "== overload: open loop at ${factor}x ${capacity} = ${rate} requests/s for ${seconds} s"
+load_args=(--port "$port" --mode open --rate "$rate" --seconds "$seconds" --warmup 1 --size "$size"
+           --max-connections 400 --id-prefix overload --verify --json)
+[ "$latency_check" = 1 ] && load_args+=(--max-ok-p99-ms "$deadline_ms")
+load_status=0
+/usr/bin/time -f "blobtune-load: %U s user + %S s system CPU, %e s wall" \
+  "$bin_dir/blobtune-load" "${load_args[@]}" | tee "$work/overload.txt" || load_status=$?
+
+server_cpu=$(awk '{ printf "%.1f", ($14 + $15) / 100 }' "/proc/$server_pid/stat")
+hwm_kb=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$server_pid/status")
+echo "server: peak RSS (VmHWM) $((hwm_kb / 1024)) MiB, ${server_cpu} s CPU so far"
+kill -TERM "$server_pid"
+server_status=0
+wait "$server_pid" || server_status=$?
+server_pid=""
+echo "server: exit status $server_status after SIGTERM"
+
+failed=0
+[ "$load_status" = 0 ] || { echo "FAIL: blobtune-load exited $load_status"; failed=1; }
+[ "$server_status" = 0 ] || { echo "FAIL: the server exited $server_status"; failed=1; }
+[ "$hwm_kb" -le $((max_rss_mb * 1024)) ] || { echo "FAIL: peak RSS over ${max_rss_mb} MiB"; failed=1; }
+unavailable=$(tail -1 "$work/overload.txt" | field unavailable)
+[ "${unavailable%.*}" -gt 0 ] || { echo "FAIL: no 503 at ${factor}x capacity: not overloaded"; failed=1; }
+[ "$failed" = 0 ] && echo "overload.sh: PASS"
+exit "$failed"
