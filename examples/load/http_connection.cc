@@ -63,6 +63,11 @@ asio::awaitable<StatusOr<Reply>> HttpConnection::Exchange(http::verb verb,
   }
   http::response<http::string_body>& response = parser.get();
   open_ = response.keep_alive();
+  if (!open_) {  // The server closes after this answer: let go of our side at once.
+    boost::system::error_code ignored;
+    stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    stream_.close();
+  }
   Reply reply;
   reply.status = response.result_int();
   reply.body = std::move(response.body());

@@ -73,6 +73,9 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                                                        HeaderParser& header, ConnectionHub& hub) {
   const ServerOptions& options = hub.options();
   const int retry = options.retry_after_seconds;
+  // The wait budget starts when the header is in: time spent reading the body or queued behind
+  // other work on this thread counts against it, so an overloaded server answers 503 on time.
+  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
   // Everything needed from the header is copied out now: a body parser takes `header` over.
   const http::verb method = header.get().method();
   const std::string target(header.get().target());
@@ -136,7 +139,6 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     }
   }
   stream.expires_never();  // The wait deadline and the store bound the handler.
-  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
   Response response = co_await hub.handler().Handle(*std::move(route), std::move(body), deadline,
                                                     answer_keep_alive);
   co_return response;

@@ -45,8 +45,8 @@ struct ServerOptions {
   // A response must be written within this. Default: 30 s.
   std::chrono::milliseconds write_timeout{30'000};
 
-  // How long a request may wait for a store permit once its body is in; past it: 503 with
-  // Retry-After. Default: 100 ms.
+  // How long a request may wait for a store permit, counted from the end of its header (so the
+  // body's transfer counts too); past it: 503 with Retry-After. Default: 100 ms.
   std::chrono::milliseconds wait_deadline{100};
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;
