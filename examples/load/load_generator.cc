@@ -69,6 +69,7 @@ class Runner {
     result_.measured_seconds = options_.seconds;
     result_.ok = Summarize(std::move(ok_ms_));
     result_.unavailable = Summarize(std::move(unavailable_ms_));
+    result_.send_lag = Summarize(std::move(lag_ms_));
     result_.ok_per_second = static_cast<double>(result_.ok.count) / options_.seconds;
     for (const auto& connection : idle_) result_.connections_opened += connection->connects();
     result_.connections_opened += closed_connects_;
@@ -96,10 +97,12 @@ class Runner {
     std::string target = "/blobs/" + options_.ns + "/" + LoadBlobId(options_, n);
     std::string body = put ? LoadBlobBody(options_, n) : std::string();
     const http::verb verb = put ? http::verb::put : http::verb::get;
+    const SteadyTime sent = std::chrono::steady_clock::now();
     StatusOr<Reply> reply = co_await connection.Send(verb, std::move(target), std::move(body));
     const SteadyTime done = std::chrono::steady_clock::now();
     if (put && reply.ok() && reply->status == 201) result_.acknowledged.push_back(n);
     if (!Measured(scheduled)) co_return;
+    lag_ms_.push_back(std::chrono::duration<double, std::milli>(sent - scheduled).count());
     if (!reply.ok()) {
       ++result_.transport_errors;
       co_return;
@@ -155,7 +158,7 @@ class Runner {
   std::deque<std::unique_ptr<HttpConnection>> idle_;
   int opened_ = 0;
   int closed_connects_ = 0;
-  std::vector<double> ok_ms_, unavailable_ms_;
+  std::vector<double> ok_ms_, unavailable_ms_, lag_ms_;
   LoadResult result_;
 };
 

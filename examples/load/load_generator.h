@@ -66,6 +66,9 @@ struct LoadResult {
   uint64_t unsent = 0;                     // Open loop: no connection free, measured window.
   LatencySummary ok;                       // 2xx.
   LatencySummary unavailable;              // 503.
+  // Open loop: how late requests left the client after their scheduled time (a client that
+  // cannot keep up adds this to every latency; large values mean the figures are the client's).
+  LatencySummary send_lag;
   double ok_per_second = 0;
   // Every PUT answered 201 (warm-up included): the sequence numbers of their ids.
   std::vector<uint64_t> acknowledged;

@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   std::printf("\n  %-6s %9s %9s %9s %9s %9s   (ms)\n", "", "count", "p50", "p90", "p99", "max");
   PrintLatency("2xx", result->ok);
   PrintLatency("503", result->unavailable);
+  if (o.mode == load::LoadMode::kOpen) PrintLatency("lag", result->send_lag);
 
   int exit_code = 0;
   load::VerifyResult verified;
@@ -166,14 +167,16 @@ int main(int argc, char** argv) {
   if (flags.json) {
     std::printf("{\"answered_per_s\":%.1f,\"ok_per_s\":%.1f,\"ok\":%llu,\"unavailable\":%llu,"
                 "\"ok_p50_ms\":%.3f,\"ok_p99_ms\":%.3f,\"ok_max_ms\":%.3f,\"unavailable_p99_ms\":"
-                "%.3f,\"transport_errors\":%llu,\"unsent\":%llu,\"acknowledged\":%zu,"
+                "%.3f,\"transport_errors\":%llu,\"unsent\":%llu,\"send_lag_p99_ms\":%.3f,"
+                "\"acknowledged\":%zu,"
                 "\"verified_intact\":%llu,\"verified_checked\":%llu}\n",
                 static_cast<double>(answered) / result->measured_seconds, result->ok_per_second,
                 static_cast<unsigned long long>(result->ok.count),
                 static_cast<unsigned long long>(result->unavailable.count), result->ok.p50_ms,
                 result->ok.p99_ms, result->ok.max_ms, result->unavailable.p99_ms,
                 static_cast<unsigned long long>(result->transport_errors),
-                static_cast<unsigned long long>(result->unsent), result->acknowledged.size(),
+                static_cast<unsigned long long>(result->unsent), result->send_lag.p99_ms,
+                result->acknowledged.size(),
                 static_cast<unsigned long long>(verified.intact),
                 static_cast<unsigned long long>(verified.checked));
   }
