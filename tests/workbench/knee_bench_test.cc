@@ -2,6 +2,8 @@
 // against the oracle, on the workloads that motivated it (docs/TUNING.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,31 @@ TEST(KneeBenchTest, SharesOnePlantFairlyAmongThreeClients) {
   ASSERT_TRUE(knee.fairness.has_value());
   EXPECT_GE(*knee.fairness, 0.9);
   EXPECT_LT(knee.regret, 0.05);
+}
+
+TEST(KneeBenchTest, FollowsATenfoldRoundTripWithinThirtyRoundTrips) {
+  // At 40 s the round trip becomes 10x longer and L* goes from 9 to 50. Cutting the limit
+  // because goodput fell (the old knee went down to 2 and probed at 1) took 56 round trips
+  // to reach the band; the sudden-slowdown probe halves the limit once and slow-starts.
+  BenchOptions options;
+  options.workload_files = {kWorkloads + "/latency_x10.json"};
+  options.algorithms = {"knee"};
+  StatusOr<BenchReport> report = RunBench(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const WorkloadReport& workload = report->workloads[0];
+  const PhaseOracle& slow = workload.oracle[1];
+  ASSERT_EQ(slow.limit, 50);
+  const double band_low = slow.limit * (1 - kRecoveryBand);
+  std::optional<double> reached;
+  int lowest = 1000;
+  for (const auto& [time_s, limit] : workload.runs[0].simulation.limit_changes[0]) {
+    if (time_s < slow.start_s) continue;
+    if (!reached) lowest = std::min(lowest, limit);
+    if (!reached && limit >= band_low) reached = time_s;
+  }
+  ASSERT_TRUE(reached.has_value());
+  EXPECT_LE((*reached - slow.start_s) * 1000 / slow.p50_ms, 30);
+  EXPECT_GE(lowest, 4);  // Halved once from 8 or 9, never cut towards 1.
 }
 
 TEST(KneeBenchTest, DoesNotCollapseWhenDeadlinesExpireInItsOwnQueue) {

@@ -209,27 +209,152 @@ TEST(KneeLimitTest, OneLuckySampleDoesNotCollapseTheBaseline) {
   EXPECT_EQ(knee.limit(), settled);
 }
 
-TEST(KneeLimitTest, RefreshesAStaleBaselineWithOneProbe) {
+// Settles the loop (W0 10 ms, 1 ms per access past the knee: B = 10) and returns the limit.
+int Settle(KneeLimit& knee, ClosedLoop& loop) {
+  loop.Run(knee, 200);
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  return knee.limit();
+}
+
+TEST(KneeLimitTest, FollowsALongerRoundTripWithAShallowProbe) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
-  loop.Run(knee, 200);
-  // The round trip becomes 10x longer: latency rises at every limit, which queueing cannot
-  // explain once the limit has been cut.
+  const int settled = Settle(knee, loop);
+  // The round trip becomes 10x longer: latency 100 ms at the same limit, goodput / 10. Our
+  // queue cannot do that; the limit holds for the two windows that show it (not cut to 2 by
+  // the stale goodput), then a shallow probe halves it for one window.
   loop.set_w0(100ms);
-  bool probed = false;
-  for (int round = 0; round < 100; ++round) {
+  int probe_limit = 0;
+  int lowest = settled;
+  for (int round = 0; round < 20 && probe_limit == 0; ++round) {
     loop.Run(knee, 1);
-    if (knee.estimates().state == "probing") {
-      probed = true;
-      EXPECT_EQ(knee.limit(), 1);  // min_limit, for one window.
-    }
+    lowest = std::min(lowest, knee.limit());
+    if (knee.estimates().state == "probing") probe_limit = knee.limit();
   }
-  EXPECT_TRUE(probed);
+  EXPECT_EQ(probe_limit, (settled + 1) / 2);
+  EXPECT_EQ(lowest, (settled + 1) / 2);
+  // At half the limit the latency is still 100 ms: none of it was our queue, so 100 ms is
+  // the new baseline, and slow start doubles the limit from where it was.
+  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
   EXPECT_EQ(knee.estimates().baseline_latency, 100ms);
-  // The knee moved to 100 accesses; the limit follows (B + 0.5 sqrt(B) = 105).
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), settled);
+  // The knee moved to 100 accesses: B + 0.5 sqrt(B) = 105, reached in a few windows.
+  loop.Run(knee, 20);
+  EXPECT_GE(knee.limit(), 95);
   loop.Run(knee, 100);
   EXPECT_GE(knee.limit(), 95);
   EXPECT_LE(knee.limit(), 115);
+}
+
+TEST(KneeLimitTest, KeepsTheBaselineWhenTheResourceLosesCapacity) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  const int settled = Settle(knee, loop);
+  // The resource becomes 5x slower per access: at the settled limit (12) latency 60 ms (5x),
+  // goodput 200/s (a fifth). The shallow probe at half the limit sees 30 ms: half the latency,
+  // so it was our queue; the baseline holds and the limit is cut to the target from the new
+  // goodput, B = 200/s * 10 ms = 2: 2 + 0.5 sqrt(2) = 2.7, but by at most half per window.
+  loop.set_service(5ms);
+  int probe_limit = 0;
+  for (int round = 0; round < 20 && probe_limit == 0; ++round) {
+    loop.Run(knee, 1);
+    if (knee.estimates().state == "probing") probe_limit = knee.limit();
+  }
+  EXPECT_EQ(probe_limit, (settled + 1) / 2);
+  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  EXPECT_EQ(knee.limit(), (settled + 1) / 2);
+  loop.Run(knee, 100);
+  EXPECT_EQ(knee.limit(), 3);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
+TEST(KneeLimitTest, ProbesAtMinLimitWhenLatencyIsImpossibleForOurQueue) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  Settle(knee, loop);
+  // Completions keep coming every 1 ms (the goodput holds: no sudden slowdown), but each took
+  // 400 ms: more than limit (12 or 13) * W0 * 2.5 = 300 or 325 ms, which no queue of our own can
+  // explain. After three such windows the limit is pinned to min_limit for one window of accesses
+  // granted inside it, whose latency becomes the baseline.
+  Duration now = loop.now();
+  bool probed = false;
+  for (int i = 0; i < 200 && !probed; ++i) {
+    now += 1ms;
+    knee.Update(Success(now - 400ms, 400ms, knee.limit()));
+    probed = knee.estimates().state == "probing";
+  }
+  ASSERT_TRUE(probed);
+  EXPECT_EQ(knee.limit(), 1);
+  for (int i = 0; i < 40 && knee.estimates().state == "probing"; ++i) {
+    knee.Update(Success(now, 400ms, 1));
+    now += 400ms;
+  }
+  EXPECT_EQ(knee.estimates().baseline_latency, 400ms);
+  EXPECT_EQ(knee.estimates().state, "growing");
+}
+
+TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  Settle(knee, loop);
+  loop.set_w0(100ms);
+  loop.Run(knee, 200);
+  ASSERT_EQ(knee.estimates().baseline_latency, 100ms);
+  const int raised = knee.limit();
+  // The round trip recovers. At the raised limit the queue now hides it: latency is
+  // limit * 1 ms, about the 100 ms of the baseline, at the same goodput. Nothing but a
+  // probe can tell; the baseline is 10x the lowest ever measured (> 1.5x), so every 128
+  // windows (doubling while confirmed) a shallow probe halves the limit. The first one sees
+  // ceil(raised / 2) ms, below 0.8 x 100 ms: that is the new baseline.
+  loop.set_w0(10ms);
+  int probes = 0;
+  for (int round = 0; round < 2000 && probes == 0; ++round) {
+    loop.Run(knee, 1);
+    if (knee.estimates().state == "probing") ++probes;
+  }
+  ASSERT_EQ(probes, 1);
+  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::milliseconds((raised + 1) / 2));
+  // Each later re-check halves it again until it is back at 10 ms and the limit at the knee.
+  loop.Run(knee, 6000);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_GE(knee.limit(), 11);
+  EXPECT_LE(knee.limit(), 13);
+}
+
+TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // Eight lucky accesses of 9 ms at limit 1 set the first baseline; then the resource shows
+  // its usual 9.9 ms (within growth_tolerance of 9 ms: no queue) while slow start doubles the
+  // limit. Those windows measure the baseline too: it becomes the mean of every access so
+  // far, not the first eight alone.
+  Duration now = 1s;
+  for (int i = 0; i < 8; ++i) {
+    knee.Update(Success(now, 9ms, 1));
+    now += 9ms;
+  }
+  knee.Update(Success(now, 9ms, 1));  // Closes the first window (its 9th sample opens the next).
+  now += 9ms;
+  ASSERT_EQ(knee.estimates().baseline_latency, 9ms);
+  const Duration usual = 9900us;
+  int windows_grown = 0;
+  for (int round = 0; round < 8; ++round) {
+    const int limit = knee.limit();
+    for (int i = 0; i < limit; ++i)
+      knee.Update(Success(now + usual * i / limit - usual, usual, limit));
+    now += usual;
+    if (knee.limit() > limit) ++windows_grown;
+  }
+  EXPECT_GE(windows_grown, 2);
+  // Pooled: (8 * 9 + n * 9.9) / (8 + n) for the n accesses of the windows that grew.
+  const double baseline_ms =
+      std::chrono::duration<double, std::milli>(*knee.estimates().baseline_latency).count();
+  EXPECT_GT(baseline_ms, 9.3);
+  EXPECT_LT(baseline_ms, 9.9);
 }
 
 TEST(KneeLimitTest, DoesNotGrowWhenTheLimitIsNotReached) {

@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include "algorithm_internal.h"
+#include "knee_internal.h"
 
 namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
+using namespace knee_internal;
 
 namespace {
 
@@ -18,12 +20,6 @@ constexpr double kFastDropFraction = 0.5;
 // A drop slower than this multiple of the usual latency hung or timed out: it held a permit
 // without being served.
 constexpr double kHangRatio = 3.0;
-// A window latency above limit * W0 * this cannot come from queueing behind our own accesses
-// (at most limit - 1 ahead, each served in less than W0): the baseline is stale. The margin is
-// wide because other clients of the resource queue ahead of ours too, and a probe that measures
-// their queue inflates our baseline and makes us unfair to them.
-constexpr double kImpossibleLatencyMargin = 2.5;
-constexpr int kStaleWindowsBeforeProbe = 3;
 // Proposals at least this far from the limit (relative), or kJumpAccesses, apply at once;
 // smaller ones need two windows in a row agreeing on the direction.
 constexpr double kJumpFraction = 0.2;
@@ -34,13 +30,9 @@ constexpr double kBusyFraction = 0.5;
 
 // Windows need at least this many successes (when min_window_samples allows), even at limit 1.
 constexpr int kMinSamplesFloor = 8;
-// A baseline candidate pools this many successes measured under one limit.
-constexpr double kBaselineBlock = 64;
 
 // Weight of a window in the latency cv average: slow, the cv sets the queue allowance.
 constexpr double kCvSmoothing = 0.05;
-
-double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
@@ -91,7 +83,10 @@ StatusOr<KneeLimit> KneeLimit::Create(const Options& options) {
 KneeLimit::KneeLimit(const Options& options) : options_(options), limit_(options.initial_limit) {}
 
 int KneeLimit::MinWindowSamples() const {
-  if (state_ == State::kProbing) return options_.min_window_samples;
+  if (state_ == State::kProbing) {
+    return shallow_probe_ ? std::min(kShallowProbeSamples, options_.min_window_samples)
+                          : options_.min_window_samples;
+  }
   return std::max(1, std::min(options_.min_window_samples, std::max(kMinSamplesFloor, 4 * limit_)));
 }
 
@@ -151,13 +146,6 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   return Seconds(age) >= options_.window_rtts * reference_s && window_.served >= MinWindowSamples();
 }
 
-void KneeLimit::StartProbe(TimePoint now) {
-  limit_before_probe_ = limit_;
-  limit_ = std::max(1, options_.min_limit);
-  probe_epoch_ = now;
-  state_ = State::kProbing;
-}
-
 void KneeLimit::CloseWindow(TimePoint now) {
   const Window w = window_;
   const int window_limit = window_limit_;
@@ -174,31 +162,21 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (latency_s) last_latency_s_ = latency_s;
 
   if (state_ == State::kProbing) {
-    // Only accesses granted under the pinned limit got here: their latency is the baseline.
-    if (!latency_s) return;  // Keep probing until an access succeeds.
-    baseline_s_ = *latency_s;
-    limit_ = limit_before_probe_;
-    state_ = State::kGrowing;  // The knee may have moved far: slow start again.
-    pending_direction_ = 0;
-    const double knee = goodput_.value_or(goodput) * *baseline_s_;
-    const double target = knee + Headroom() * std::sqrt(knee) + drop_holding_;
-    limit_ = internal::ClampLimit(std::round(target), options_.min_limit, options_.max_limit);
+    CloseProbeWindow(w, duration_s, latency_s);
     return;
   }
 
+  const bool had_baseline = baseline_s_.has_value();
   UpdateBaseline(w, window_limit, window_max_inflight, latency_s);
   if (!baseline_s_) return;
+  if (!had_baseline) {
+    StartFreshPool(w);
+  }
   const double baseline = *baseline_s_;
 
-  if (latency_s && state_ == State::kTracking && window_max_inflight > 1) {
-    // Several windows in a row, so that noise does not pin the limit.
-    const bool impossible = *latency_s > window_limit * baseline * kImpossibleLatencyMargin;
-    stale_windows_ = impossible ? stale_windows_ + 1 : 0;
-    if (stale_windows_ >= kStaleWindowsBeforeProbe) {
-      stale_windows_ = 0;
-      StartProbe(now);
-      return;
-    }
+  if (latency_s &&
+      StartProbeIfStale(now, w, duration_s, *latency_s, window_limit, window_max_inflight)) {
+    return;
   }
 
   const bool no_queue = latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
@@ -212,6 +190,14 @@ void KneeLimit::CloseWindow(TimePoint now) {
   const bool limit_binds =
       w.limit_reached && latency_s && goodput * *latency_s >= kBusyFraction * window_limit;
   const bool growing = slow_start && limit_binds && no_queue;
+  if (growing && fresh_served_ > 0 && fresh_served_ < kBaselineBlock) {
+    // A fresh baseline rests on a few accesses; windows of slow start that show no queue
+    // measure it too, and refine it (up or down) until it rests on a block.
+    fresh_served_ += w.served;
+    fresh_latency_sum_s_ += w.latency_sum_s;
+    baseline_s_ = fresh_latency_sum_s_ / fresh_served_;
+    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(*baseline_s_), *baseline_s_);
+  }
   // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
   // (a window ends on a completion) and noisy.
   if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
@@ -233,8 +219,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
     const double cv2 = mean > 0 ? variance / (mean * mean) : 0.0;
     latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (cv2 - *latency_cv2_) : cv2;
   }
-  const double knee = *goodput_ * baseline;
-  double target = knee + Headroom() * std::sqrt(knee) + drop_holding_;
+  double target = Target(*goodput_);
   if (growing) {
     target = std::max(target, limit_ * options_.growth_factor);
     state_ = State::kGrowing;
@@ -271,36 +256,9 @@ void KneeLimit::CloseWindow(TimePoint now) {
   }
 }
 
-void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
-                               std::optional<double> latency_s) {
-  if (!latency_s) return;
-  if (window_max_inflight <= 1) {
-    // One access at a time: nothing of ours queued ahead of any of them, so these measure the
-    // baseline itself. They are pooled over the last kBaselineBlock of them, so that a few
-    // lucky ones (an idle client sees few) do not set it.
-    const double keep = std::max(0.0, 1.0 - w.served / kBaselineBlock);
-    solo_served_ = solo_served_ * keep + w.served;
-    solo_latency_sum_s_ = solo_latency_sum_s_ * keep + w.latency_sum_s;
-    baseline_s_ = solo_latency_sum_s_ / solo_served_;
-    return;
-  }
-  // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
-  if (block_limit_ != window_limit) {
-    block_limit_ = window_limit;
-    block_served_ = 0;
-    block_latency_sum_s_ = 0;
-  }
-  block_served_ += w.served;
-  block_latency_sum_s_ += w.latency_sum_s;
-  if (block_served_ < kBaselineBlock && baseline_s_) return;
-  const double candidate = block_latency_sum_s_ / block_served_;
-  block_served_ = 0;
-  block_latency_sum_s_ = 0;
-  // Any block may lower it: with other clients on the resource, latency at a higher limit of
-  // ours can be lower than it was at a lower one.
-  if (!baseline_s_ || candidate < *baseline_s_) {
-    baseline_s_ = candidate;
-  }
+double KneeLimit::Target(double goodput) const {
+  const double knee = goodput * baseline_s_.value_or(0.0);
+  return knee + Headroom() * std::sqrt(knee) + drop_holding_;
 }
 
 double KneeLimit::Headroom() const {

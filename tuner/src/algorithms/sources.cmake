@@ -7,5 +7,6 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/gradient.cc
   src/algorithms/gradient2.cc
   src/algorithms/knee.cc
+  src/algorithms/knee_baseline.cc
   src/algorithms/vegas.cc
 )

@@ -23,7 +23,9 @@
 //   W0  baseline (no-load latency): the least mean latency of a block of >= 64 accesses
 //       measured under one limit (a mean, never one lucky sample); windows in which only one
 //       access was ever in flight are pooled (over their last 64 accesses) and set it outright;
-//       a probe (below) resets it.
+//       a probe (below) resets it. A fresh baseline (the first one, or one a probe set) rests
+//       on a few accesses: until 64 accesses back it, every slow-start window that shows no
+//       queue is pooled with it and the pool's mean replaces it, up or down.
 //   x   = sum(served) / sum(durations), both averaged over windows with weight smoothing
 //         (a ratio of averages: per-window rates are noisy and biased upwards).
 //   cv  = slow average (weight 0.05) of the coefficient of variation of latency within windows.
@@ -44,17 +46,36 @@
 //             windows in a row propose it, rising by at most 10% of the limit (at least 1).
 // Drops: a drop faster than half the baseline is an error, not overload, and is ignored. Drops
 // slower than three times the usual latency (timeouts, hangs) count in d, never in W or X.
-// Baseline probe: the baseline is too low only if the resource got slower. That shows as
-// latency no queue of our own can explain, while tracking: W > limit * W0 * 2.5 (at most
-// limit - 1 of ours ahead, each served in less than W0) in three windows in a row. Then the
-// limit is pinned to min_limit for one window of min_window_samples accesses, all granted
-// inside it; W0 becomes its mean latency and slow start resumes from the target. It is the
-// only time the limit is pinned low, and it never runs on a schedule, so a stable resource is
-// never probed. The margin is wide because other clients of the resource queue ahead of ours
-// too; a probe that measured their queue would inflate our baseline and make us unfair to them.
+// Probes. The baseline is too low only if the resource got slower; it is too high only if a
+// probe raised it and the resource got faster again. Three rules, none on a schedule while the
+// baseline is one the resource showed under load, so a stable resource is never probed:
+//   sudden slowdown: a window (tracking or app-limited) with W > 3 * typical latency (an
+//             average of window latencies, weight 0.1) and X < x / 2. Our own queue cannot do
+//             that: it raises latency at the same goodput. The limit and the averages hold for
+//             that window; if the next window shows it too, a shallow probe halves the limit
+//             for one window of 8 accesses granted inside it. Its latency W_p against the
+//             latency W_s that showed the slowdown:
+//               W_p >= 0.8 * W_s: half the concurrency, the same latency, so none of it was our
+//                 queue: the resource's round trip grew and its knee may have moved far up.
+//                 W0 = W_p (fresh, see above), and slow start resumes from the limit before.
+//               W_p <  0.8 * W_s: our queue; the resource lost capacity and W0 holds. x
+//                 restarts from the higher goodput of the two windows, and the limit is cut to
+//                 round(target), by at most max_decrease.
+//   impossible latency: while tracking, W > limit * W0 * 2.5 (at most limit - 1 of ours ahead,
+//             each served in less than W0) in three windows in a row that are no sudden slowdown.
+//             Then the limit is pinned to min_limit for one window of min_window_samples
+//             accesses granted inside it; W0 becomes its mean latency and slow start resumes
+//             from the target. The margin is wide because other clients of the resource queue
+//             ahead of ours too; a probe that measured their queue would inflate our baseline
+//             and make us unfair to them.
+//   re-check: while W0 is above 1.5x the lowest baseline ever measured (a probe raised it),
+//             our queue can hide that the resource got fast again (latency = limit / x at
+//             any W0 below it). Every 128 windows a shallow probe halves the limit for one
+//             window; if W_p < 0.8 * W0, W0 = W_p (and the next re-check comes 128 windows
+//             later), otherwise the interval doubles (at most 4096 windows).
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
-// "app_limited", "probing" (baseline probe).
+// "app_limited", "probing" (any of the three probes).
 //
 // Sample::weight counts in every sum; Sample::bytes is not used (latency is what the limit
 // controls, whatever the size). Samples with latency <= 0 count as successes of zero latency.
@@ -155,10 +176,20 @@ class KneeLimit final : public LimitAlgorithm {
   void AddToWindow(const Sample& sample);
   bool WindowDue(TimePoint now) const;
   void CloseWindow(TimePoint now);
+  // Probes (knee_baseline.cc). Returns true if the window started a probe or is held as a
+  // possible sudden slowdown; the control law then skips it.
+  bool StartProbeIfStale(TimePoint now, const Window& w, double duration_s, double latency_s,
+                         int window_limit, int window_max_inflight);
+  void CloseProbeWindow(const Window& w, double duration_s, std::optional<double> latency_s);
   void StartProbe(TimePoint now);
+  void StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck);
+  void StartFreshPool(const Window& w);
+  void SetBaseline(double latency_s);
   void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
                       std::optional<double> latency_s);
   int MinWindowSamples() const;
+  // B + h * sqrt(B) + d with B = goodput * W0 (see above).
+  double Target(double goodput) const;
   double Headroom() const;
 
   Options options_;
@@ -171,15 +202,27 @@ class KneeLimit final : public LimitAlgorithm {
   double block_latency_sum_s_ = 0;
   double solo_served_ = 0;  // Pool of windows with one access in flight at a time.
   double solo_latency_sum_s_ = 0;
+  double fresh_served_ = 0;  // Pool behind a fresh baseline (see above).
+  double fresh_latency_sum_s_ = 0;
   std::optional<double> goodput_;  // x, per second.
   double smoothed_served_ = 0;     // x = smoothed_served_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
   double drop_holding_ = 0;            // d, accesses.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
-  int stale_windows_ = 0;      // Consecutive windows with an impossible latency.
-  int pending_direction_ = 0;  // Hysteresis: sign of the previous window's proposal.
-  int window_limit_ = 0;       // The limit when the open window opened.
+  int stale_windows_ = 0;                    // Consecutive windows with an impossible latency.
+  std::optional<double> typical_latency_s_;  // EWMA of window latencies.
+  int slowdown_windows_ = 0;                 // Consecutive windows of a sudden slowdown.
+  bool shallow_probe_ = false;               // The probe halves the limit (not min_limit).
+  double probe_reference_s_ = 0;             // Latency before a shallow probe.
+  double probe_reference_served_ = 0;        // The window that showed the slowdown.
+  double probe_reference_duration_s_ = 0;
+  bool recheck_probe_ = false;  // The shallow probe re-checks a raised baseline.
+  int windows_since_check_ = 0;
+  int recheck_interval_ = 128;               // Windows between re-checks of a raised baseline.
+  std::optional<double> lowest_baseline_s_;  // The lowest baseline ever measured.
+  int pending_direction_ = 0;                // Hysteresis: sign of the previous window's proposal.
+  int window_limit_ = 0;                     // The limit when the open window opened.
   int window_max_inflight_ = 0;
   int limit_before_probe_ = 0;
   TimePoint probe_epoch_{};  // Samples granted before this are skipped in a probe.

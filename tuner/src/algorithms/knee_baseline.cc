@@ -1,0 +1,181 @@
+// The knee algorithm's baseline W0 and the probes that refresh it (see knee.h). The windows and
+// the control law are in knee.cc.
+#include <algorithm>
+#include <cmath>
+
+#include "algorithm_internal.h"
+#include "blobtune/tuner/algorithms/knee.h"
+#include "knee_internal.h"
+
+namespace blobtune::tuner {
+
+namespace internal = algorithms_internal;
+using namespace knee_internal;
+
+bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duration_s,
+                                  double latency_s, int window_limit, int window_max_inflight) {
+  const double baseline = *baseline_s_;
+  const double goodput = w.served / duration_s;
+  if ((state_ == State::kTracking || state_ == State::kAppLimited) && typical_latency_s_ &&
+      goodput_) {
+    if (latency_s > kSlowdownLatencyRatio * *typical_latency_s_ &&
+        goodput < kSlowdownGoodputRatio * *goodput_) {
+      // Hold the limit and the averages until the next window confirms or clears it.
+      if (++slowdown_windows_ >= kSlowdownWindows) {
+        slowdown_windows_ = 0;
+        StartShallowProbe(now, latency_s, /*recheck=*/false);
+        probe_reference_served_ = w.served;
+        probe_reference_duration_s_ = duration_s;
+      }
+      return true;
+    }
+    slowdown_windows_ = 0;
+    if (lowest_baseline_s_ && baseline > kRaisedBaselineRatio * *lowest_baseline_s_ &&
+        ++windows_since_check_ >= recheck_interval_) {
+      StartShallowProbe(now, latency_s, /*recheck=*/true);
+      return true;
+    }
+  }
+  typical_latency_s_ =
+      typical_latency_s_
+          ? *typical_latency_s_ + kLatencySmoothing * (latency_s - *typical_latency_s_)
+          : latency_s;
+
+  if (state_ == State::kTracking && window_max_inflight > 1) {
+    // Several windows in a row, so that noise does not pin the limit.
+    const bool impossible = latency_s > window_limit * baseline * kImpossibleLatencyMargin;
+    stale_windows_ = impossible ? stale_windows_ + 1 : 0;
+    if (stale_windows_ >= kStaleWindowsBeforeProbe) {
+      stale_windows_ = 0;
+      StartProbe(now);
+      return true;
+    }
+  }
+
+  return false;
+}
+
+void KneeLimit::StartProbe(TimePoint now) {
+  limit_before_probe_ = limit_;
+  limit_ = std::max(1, options_.min_limit);
+  probe_epoch_ = now;
+  state_ = State::kProbing;
+  shallow_probe_ = false;
+}
+
+void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck) {
+  recheck_probe_ = recheck;
+  windows_since_check_ = 0;
+  limit_before_probe_ = limit_;
+  limit_ = internal::ClampLimit(std::ceil(limit_ / 2.0), options_.min_limit, options_.max_limit);
+  probe_epoch_ = now;
+  state_ = State::kProbing;
+  shallow_probe_ = true;
+  probe_reference_s_ = reference_latency_s;
+}
+
+void KneeLimit::StartFreshPool(const Window& w) {
+  fresh_served_ = w.served;
+  fresh_latency_sum_s_ = w.latency_sum_s;
+}
+
+void KneeLimit::SetBaseline(double latency_s) {
+  baseline_s_ = latency_s;
+  lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(latency_s), latency_s);
+  block_served_ = 0;
+  block_latency_sum_s_ = 0;
+  solo_served_ = 0;
+  solo_latency_sum_s_ = 0;
+}
+
+void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
+                               std::optional<double> latency_s) {
+  if (!latency_s) return;
+  if (window_max_inflight <= 1) {
+    // One access at a time: nothing of ours queued ahead of any of them, so these measure the
+    // baseline itself. They are pooled over the last kBaselineBlock of them, so that a few
+    // lucky ones (an idle client sees few) do not set it.
+    const double keep = std::max(0.0, 1.0 - w.served / kBaselineBlock);
+    solo_served_ = solo_served_ * keep + w.served;
+    solo_latency_sum_s_ = solo_latency_sum_s_ * keep + w.latency_sum_s;
+    baseline_s_ = solo_latency_sum_s_ / solo_served_;
+    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(*baseline_s_), *baseline_s_);
+    return;
+  }
+  // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
+  if (block_limit_ != window_limit) {
+    block_limit_ = window_limit;
+    block_served_ = 0;
+    block_latency_sum_s_ = 0;
+  }
+  block_served_ += w.served;
+  block_latency_sum_s_ += w.latency_sum_s;
+  if (block_served_ < kBaselineBlock && baseline_s_) return;
+  const double candidate = block_latency_sum_s_ / block_served_;
+  block_served_ = 0;
+  block_latency_sum_s_ = 0;
+  // Any block may lower it: with other clients on the resource, latency at a higher limit of
+  // ours can be lower than it was at a lower one.
+  if (!baseline_s_ || candidate < *baseline_s_) {
+    baseline_s_ = candidate;
+    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(candidate), candidate);
+  }
+}
+
+void KneeLimit::CloseProbeWindow(const Window& w, double duration_s,
+                                 std::optional<double> latency_s) {
+  if (!latency_s) return;  // Keep probing until an access succeeds.
+  const double goodput = w.served / duration_s;
+  if (!shallow_probe_) {
+    // Only accesses granted under the pinned limit got here: their latency is the baseline.
+    SetBaseline(*latency_s);
+    StartFreshPool(w);
+    limit_ = limit_before_probe_;
+    state_ = State::kGrowing;  // The knee may have moved far: slow start again.
+    pending_direction_ = 0;
+    limit_ = internal::ClampLimit(std::round(Target(goodput_.value_or(goodput))),
+                                  options_.min_limit, options_.max_limit);
+    return;
+  }
+  limit_ = limit_before_probe_;
+  pending_direction_ = 0;
+  typical_latency_s_ = probe_reference_s_;
+  if (recheck_probe_) {
+    // Half the concurrency, and latency well below the baseline: the resource got faster.
+    recheck_interval_ = std::min(2 * recheck_interval_, kMaxRecheckWindows);
+    if (*latency_s < kNoQueueLatencyRatio * *baseline_s_) {
+      SetBaseline(*latency_s);
+      recheck_interval_ = kRecheckWindows;
+      StartFreshPool(w);
+      typical_latency_s_ = *latency_s;
+    }
+    state_ = State::kTracking;
+  } else if (*latency_s >= kNoQueueLatencyRatio * probe_reference_s_) {
+    // Half the concurrency, (nearly) the same latency: none of it was our queue. The
+    // resource got slower; its knee may have moved far up: slow start again.
+    SetBaseline(*latency_s);
+    StartFreshPool(w);
+    typical_latency_s_ = *latency_s;
+    recheck_interval_ = kRecheckWindows;
+    state_ = State::kGrowing;
+  } else {
+    // Our queue: the resource lost capacity and the baseline holds. The goodput average
+    // is stale: restart it from the window that showed the slowdown, and cut to the target.
+    state_ = State::kTracking;
+    // Either window may understate it (the slowdown window straddles the change; the probe
+    // may leave the resource idle): the higher one.
+    if (goodput >= probe_reference_served_ / probe_reference_duration_s_) {
+      smoothed_served_ = w.served;
+      smoothed_duration_s_ = duration_s;
+    } else {
+      smoothed_served_ = probe_reference_served_;
+      smoothed_duration_s_ = probe_reference_duration_s_;
+    }
+    goodput_ = smoothed_served_ / smoothed_duration_s_;
+    limit_ = internal::ClampLimit(
+        std::max(std::round(Target(*goodput_)), std::ceil(limit_ * options_.max_decrease)),
+        options_.min_limit, limit_);
+  }
+}
+
+}  // namespace blobtune::tuner

@@ -1,0 +1,50 @@
+// Constants and helpers shared by the files of the knee algorithm (knee.cc: windows and the
+// control law; knee_baseline.cc: the baseline and its probes). Not installed. The header comment
+// of blobtune/tuner/algorithms/knee.h states what each rule does; here is why each value is what
+// it is.
+//
+// Thread-safety: constants and stateless functions.
+#ifndef BLOBTUNE_TUNER_SRC_ALGORITHMS_KNEE_INTERNAL_H_
+#define BLOBTUNE_TUNER_SRC_ALGORITHMS_KNEE_INTERNAL_H_
+
+#include <chrono>
+
+#include "blobtune/tuner/clock.h"
+
+namespace blobtune::tuner::knee_internal {
+
+// A window latency above limit * W0 * this cannot come from queueing behind our own accesses
+// (at most limit - 1 ahead, each served in less than W0): the baseline is stale. The margin is
+// wide because other clients of the resource queue ahead of ours too, and a probe that measures
+// their queue inflates our baseline and makes us unfair to them.
+constexpr double kImpossibleLatencyMargin = 2.5;
+constexpr int kStaleWindowsBeforeProbe = 3;
+// A sudden slowdown: a window whose latency is this many times the typical latency of recent
+// windows while its goodput is below this fraction of the goodput average, in this many windows
+// in a row. Our own queue cannot do that (it raises latency at the same goodput), so either the
+// resource itself got slower (its knee moved up: a longer round trip) or it lost capacity (its
+// knee moved down); a shallow probe tells which.
+constexpr double kSlowdownLatencyRatio = 3.0;
+constexpr double kSlowdownGoodputRatio = 0.5;
+constexpr int kSlowdownWindows = 2;
+// Weight of a window in the typical latency.
+constexpr double kLatencySmoothing = 0.1;
+// A shallow probe halves the limit for one window of this many accesses. If the latency falls
+// by less than this fraction, none of it was our queue: the probe's latency is the new baseline.
+constexpr int kShallowProbeSamples = 8;
+constexpr double kNoQueueLatencyRatio = 0.8;
+// A baseline that a probe raised above this multiple of the lowest one ever measured may go
+// stale the other way (the resource got fast again, and our queue now hides it): every this
+// many windows a shallow probe re-checks it, and a probe latency below kNoQueueLatencyRatio of
+// the baseline replaces it. Each re-check that confirms the baseline doubles the interval.
+constexpr double kRaisedBaselineRatio = 1.5;
+constexpr int kRecheckWindows = 128;
+constexpr int kMaxRecheckWindows = 4096;
+// A baseline candidate pools this many successes measured under one limit.
+constexpr double kBaselineBlock = 64;
+
+inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace blobtune::tuner::knee_internal
+
+#endif  // BLOBTUNE_TUNER_SRC_ALGORITHMS_KNEE_INTERNAL_H_
