@@ -9,6 +9,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
@@ -33,6 +34,22 @@ constexpr uint32_t kHeaderLimit = 16 * 1024;
 void Close(beast::tcp_stream& stream) {
   error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  stream.close();
+}
+
+// Closes after an answer that leaves request bytes unread (a refused body, a refused
+// connection): closing with unread data would reset the connection and could destroy the answer
+// before the client reads it, so our side shuts down first and the rest is read and dropped, for
+// at most a second and 1 MiB, until the client closes too.
+asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
+  error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  std::array<char, 16 * 1024> sink;
+  stream.expires_after(std::chrono::seconds(1));
+  for (size_t drained = 0; !ec && drained < (size_t{1} << 20);) {
+    drained += co_await stream.async_read_some(asio::buffer(sink),
+                                               asio::redirect_error(asio::use_awaitable, ec));
+  }
   stream.close();
 }
 
@@ -105,6 +122,18 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                            keep_alive);
   }
 
+  std::optional<tuner::Permit> admitted;
+  if (route->kind != RouteKind::kHealth && route->kind != RouteKind::kMetrics &&
+      hub.admission() != nullptr) {
+    admitted = hub.admission()->TryAcquire();
+    if (!admitted) {
+      co_return UnavailableResponse(
+          "overloaded: " + std::to_string(hub.admission()->inflight()) +
+              " requests in progress, the most the server admits now",
+          retry, keep_alive);
+    }
+  }
+
   std::vector<std::byte> body;
   bool answer_keep_alive = keep_alive;
   if (route->kind == RouteKind::kPutBlob) {
@@ -141,6 +170,16 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
   stream.expires_never();  // The wait deadline and the store bound the handler.
   Response response = co_await hub.handler().Handle(*std::move(route), std::move(body), deadline,
                                                     answer_keep_alive);
+  if (admitted) {
+    // A 503 inside means the store was overloaded: the admission limit was too high. Client
+    // errors say nothing about the load.
+    const unsigned code = response.result_int();
+    if (code == 503) {
+      admitted->Dropped();
+    } else if (code < 400 || code == 404) {
+      admitted->Success(response.body().size());
+    }
+  }
   co_return response;
 }
 
@@ -201,7 +240,11 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     if (!response) break;
     if (hub.draining()) response->keep_alive(false);
     const bool ok = co_await Write(stream, *response, options.write_timeout);
-    if (!ok || !response->keep_alive()) break;
+    if (!ok) break;
+    if (!response->keep_alive()) {
+      co_await LingeringClose(stream);
+      co_return;
+    }
   }
   Close(stream);
 }
@@ -218,18 +261,11 @@ asio::awaitable<void> RefuseConnection(tcp::socket socket, ConnectionHub& hub) {
   Response response = UnavailableResponse(
       "too many connections (at most " + std::to_string(hub.options().max_connections) + ")",
       hub.options().retry_after_seconds, /*keep_alive=*/false);
-  const bool written = co_await Write(stream, response, std::chrono::seconds(1));
-  if (written) {
-    error_code ec;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-    std::array<char, 4096> sink;
-    stream.expires_after(std::chrono::seconds(1));
-    for (size_t drained = 0; !ec && drained < 64 * 1024;) {
-      drained += co_await stream.async_read_some(asio::buffer(sink),
-                                                 asio::redirect_error(asio::use_awaitable, ec));
-    }
+  if (co_await Write(stream, response, std::chrono::seconds(1))) {
+    co_await LingeringClose(stream);
+  } else {
+    stream.close();
   }
-  stream.close();
 }
 
 }  // namespace blobtune::server

@@ -164,16 +164,19 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
   std::vector<std::thread> clients;
   for (int c = 0; c < 8; ++c) {
     clients.emplace_back([&, c] {
-      TestClient client(port());
+      auto client = std::make_unique<TestClient>(port());
       for (int i = 0; i < 30; ++i) {
+        if (!client) client = std::make_unique<TestClient>(port());
         auto start = std::chrono::steady_clock::now();
-        HttpResponse r = client.Send(http::verb::put,
+        HttpResponse r = client->Send(http::verb::put,
                                      "/blobs/default/k" + std::to_string(c) + "-" +
                                          std::to_string(i),
                                      std::string(32 * 1024, 'v'));
         auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
                       .count();
+        // Refused by admission before its body was read, the connection closes.
+        if (!r.keep_alive()) client.reset();
         if (r.result_int() == 201) {
           ++created;
         } else if (r.result_int() == 503) {
@@ -195,6 +198,29 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
   EXPECT_EQ(other.load(), 0);
   // "Promptly": no wait was allowed, so a 503 never waits for a commit.
   EXPECT_LT(slowest_503_us.load(), 1'000'000);
+}
+
+TEST_F(BlobServerTest, AdmissionRefusesAPutBeforeReadingItsBody) {
+  ServerOptions options;
+  options.admission_limiter = true;
+  options.algorithm = "fixed:limit=1";
+  Start(options);
+  // The only admission permit: a PUT whose body is still on its way.
+  TestClient holder(port());
+  holder.WriteRaw("PUT /blobs/default/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nsl");
+  std::this_thread::sleep_for(100ms);
+  TestClient refused(port());
+  refused.WriteRaw("PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+  HttpResponse answer = refused.Read();  // Comes without the 100 bytes being sent.
+  EXPECT_EQ(answer.result_int(), 503);
+  EXPECT_EQ(answer[http::field::retry_after], "1");
+  EXPECT_FALSE(answer.keep_alive());
+  EXPECT_NE(answer.body().find("requests in progress"), std::string::npos) << answer.body();
+  holder.WriteRaw("ow");
+  EXPECT_EQ(holder.Read().result_int(), 201);
+  // Health and metrics never need a permit.
+  TestClient monitor(port());
+  EXPECT_EQ(monitor.Send(http::verb::get, "/healthz").result_int(), 200);
 }
 
 TEST_F(BlobServerTest, SlowlorisClientIsDisconnected) {
