@@ -6,6 +6,7 @@
 #include <chrono>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "sample_maker.h"
@@ -217,6 +218,23 @@ int Settle(KneeLimit& knee, ClosedLoop& loop) {
   return knee.limit();
 }
 
+// Runs the loop one round at a time until a probe starts (at most `rounds`); returns the limit
+// of the probe (0 if none started) and the lowest limit seen before it.
+std::pair<int, int> RunUntilProbing(KneeLimit& knee, ClosedLoop& loop, int rounds) {
+  int lowest = knee.limit();
+  for (int round = 0; round < rounds; ++round) {
+    loop.Run(knee, 1);
+    lowest = std::min(lowest, knee.limit());
+    if (knee.estimates().state == "probing") return {knee.limit(), lowest};
+  }
+  return {0, lowest};
+}
+
+// Runs the loop until the probe's window closes.
+void FinishProbe(KneeLimit& knee, ClosedLoop& loop) {
+  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+}
+
 TEST(KneeLimitTest, FollowsALongerRoundTripWithAShallowProbe) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
@@ -225,18 +243,12 @@ TEST(KneeLimitTest, FollowsALongerRoundTripWithAShallowProbe) {
   // queue cannot do that; the limit holds for the two windows that show it (not cut to 2 by
   // the stale goodput), then a shallow probe halves it for one window.
   loop.set_w0(100ms);
-  int probe_limit = 0;
-  int lowest = settled;
-  for (int round = 0; round < 20 && probe_limit == 0; ++round) {
-    loop.Run(knee, 1);
-    lowest = std::min(lowest, knee.limit());
-    if (knee.estimates().state == "probing") probe_limit = knee.limit();
-  }
+  const auto [probe_limit, lowest] = RunUntilProbing(knee, loop, 20);
   EXPECT_EQ(probe_limit, (settled + 1) / 2);
   EXPECT_EQ(lowest, (settled + 1) / 2);
   // At half the limit the latency is still 100 ms: none of it was our queue, so 100 ms is
   // the new baseline, and slow start doubles the limit from where it was.
-  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  FinishProbe(knee, loop);
   EXPECT_EQ(knee.estimates().baseline_latency, 100ms);
   EXPECT_EQ(knee.estimates().state, "growing");
   EXPECT_EQ(knee.limit(), settled);
@@ -257,13 +269,8 @@ TEST(KneeLimitTest, KeepsTheBaselineWhenTheResourceLosesCapacity) {
   // so it was our queue; the baseline holds and the limit is cut to the target from the new
   // goodput, B = 200/s * 10 ms = 2: 2 + 0.5 sqrt(2) = 2.7, but by at most half per window.
   loop.set_service(5ms);
-  int probe_limit = 0;
-  for (int round = 0; round < 20 && probe_limit == 0; ++round) {
-    loop.Run(knee, 1);
-    if (knee.estimates().state == "probing") probe_limit = knee.limit();
-  }
-  EXPECT_EQ(probe_limit, (settled + 1) / 2);
-  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  EXPECT_EQ(RunUntilProbing(knee, loop, 20).first, (settled + 1) / 2);
+  FinishProbe(knee, loop);
   EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
   EXPECT_EQ(knee.estimates().state, "tracking");
   EXPECT_EQ(knee.limit(), (settled + 1) / 2);
@@ -311,13 +318,8 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   // windows (doubling while confirmed) a shallow probe halves the limit. The first one sees
   // ceil(raised / 2) ms, below 0.8 x 100 ms: that is the new baseline.
   loop.set_w0(10ms);
-  int probes = 0;
-  for (int round = 0; round < 2000 && probes == 0; ++round) {
-    loop.Run(knee, 1);
-    if (knee.estimates().state == "probing") ++probes;
-  }
-  ASSERT_EQ(probes, 1);
-  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  ASSERT_EQ(RunUntilProbing(knee, loop, 2000).first, (raised + 1) / 2);
+  FinishProbe(knee, loop);
   EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::milliseconds((raised + 1) / 2));
   // Each later re-check halves it again until it is back at 10 ms and the limit at the knee.
   loop.Run(knee, 6000);
