@@ -313,12 +313,12 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   ASSERT_EQ(knee.estimates().baseline_latency, 100ms);
   const int raised = knee.limit();
   // The round trip recovers. At the raised limit the queue now hides it: latency is
-  // limit * 1 ms, about the 100 ms of the baseline, at the same goodput. Nothing but a
-  // probe can tell; the baseline is 10x the lowest ever measured (> 1.5x), so every 128
-  // windows (doubling while confirmed) a shallow probe halves the limit. The first one sees
-  // ceil(raised / 2) ms, below 0.8 x 100 ms: that is the new baseline.
+  // limit * 1 ms, about the 100 ms of the baseline, at the same goodput, and the limit does
+  // not move. Nothing but a probe can tell; the baseline is 10x the lowest ever measured
+  // (> 1.5x), so every 1024 windows (doubling while confirmed) a shallow probe halves the
+  // limit. The first one sees ceil(raised / 2) ms, below 0.8 x 100 ms: the new baseline.
   loop.set_w0(10ms);
-  ASSERT_EQ(RunUntilProbing(knee, loop, 2000).first, (raised + 1) / 2);
+  ASSERT_EQ(RunUntilProbing(knee, loop, 4000).first, (raised + 1) / 2);
   FinishProbe(knee, loop);
   EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::milliseconds((raised + 1) / 2));
   // Each later re-check halves it again until it is back at 10 ms and the limit at the knee.
@@ -326,6 +326,28 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
   EXPECT_GE(knee.limit(), 11);
   EXPECT_LE(knee.limit(), 13);
+}
+
+TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  Settle(knee, loop);
+  loop.set_w0(100ms);
+  loop.Run(knee, 200);
+  ASSERT_EQ(knee.estimates().baseline_latency, 100ms);
+  const int raised = knee.limit();  // 106.
+  // The round trip recovers and the resource serves in 0.8 ms: at the raised limit latency is
+  // raised * 0.8 ms = 84.8 ms. The first block of 64 accesses lowers the baseline to that,
+  // more than 5% below it: latency fell with no move of ours, so the re-check runs at once,
+  // not 1024 windows later. Its probe at ceil(raised / 2) = 53 sees 53 * 0.8 = 42.4 ms, below
+  // 0.8 x 84.8 ms: the new baseline.
+  loop.set_w0(10ms);
+  loop.set_service(800us);
+  ASSERT_EQ(RunUntilProbing(knee, loop, 10).first, (raised + 1) / 2);
+  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::microseconds(raised * 800));
+  FinishProbe(knee, loop);
+  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::microseconds((raised + 1) / 2 * 800));
+  EXPECT_EQ(knee.estimates().state, "tracking");
 }
 
 TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {

@@ -30,8 +30,8 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
       return true;
     }
     slowdown_windows_ = 0;
-    if (lowest_baseline_s_ && baseline > kRaisedBaselineRatio * *lowest_baseline_s_ &&
-        ++windows_since_check_ >= recheck_interval_) {
+    const bool raised = lowest_baseline_s_ && baseline > kRaisedBaselineRatio * *lowest_baseline_s_;
+    if (raised && (recheck_due_ || ++windows_since_check_ >= recheck_interval_)) {
       StartShallowProbe(now, latency_s, /*recheck=*/true);
       return true;
     }
@@ -65,6 +65,7 @@ void KneeLimit::StartProbe(TimePoint now) {
 
 void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck) {
   recheck_probe_ = recheck;
+  recheck_due_ = false;
   windows_since_check_ = 0;
   limit_before_probe_ = limit_;
   limit_ = internal::ClampLimit(std::ceil(limit_ / 2.0), options_.min_limit, options_.max_limit);
@@ -117,6 +118,9 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
   // Any block may lower it: with other clients on the resource, latency at a higher limit of
   // ours can be lower than it was at a lower one.
   if (!baseline_s_ || candidate < *baseline_s_) {
+    // A raised baseline that a block lowers noticeably: latency falls with our limit, so at
+    // least part of it is our queue, and the resource may have got faster: re-check now.
+    if (baseline_s_ && candidate < (1 - kBlockDropForRecheck) * *baseline_s_) recheck_due_ = true;
     baseline_s_ = candidate;
     lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(candidate), candidate);
   }

@@ -34,12 +34,16 @@ constexpr double kLatencySmoothing = 0.1;
 constexpr int kShallowProbeSamples = 8;
 constexpr double kNoQueueLatencyRatio = 0.8;
 // A baseline that a probe raised above this multiple of the lowest one ever measured may go
-// stale the other way (the resource got fast again, and our queue now hides it): every this
-// many windows a shallow probe re-checks it, and a probe latency below kNoQueueLatencyRatio of
-// the baseline replaces it. Each re-check that confirms the baseline doubles the interval.
+// stale the other way (the resource got fast again, and our queue now hides it). A shallow
+// probe re-checks it at once when a block lowers it by more than kBlockDropForRecheck (latency
+// fell while our limit stayed: some of it was our queue), and otherwise every kRecheckWindows
+// windows, a rare backstop: each re-check halves the limit for a window. A probe latency below
+// kNoQueueLatencyRatio of the baseline replaces it; each re-check that confirms the baseline
+// doubles the interval, up to kMaxRecheckWindows.
 constexpr double kRaisedBaselineRatio = 1.5;
-constexpr int kRecheckWindows = 128;
-constexpr int kMaxRecheckWindows = 4096;
+constexpr double kBlockDropForRecheck = 0.05;
+constexpr int kRecheckWindows = 1024;
+constexpr int kMaxRecheckWindows = 8192;
 // A baseline candidate pools this many successes measured under one limit.
 constexpr double kBaselineBlock = 64;
 

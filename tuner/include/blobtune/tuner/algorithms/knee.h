@@ -70,9 +70,10 @@
 //             and make us unfair to them.
 //   re-check: while W0 is above 1.5x the lowest baseline ever measured (a probe raised it),
 //             our queue can hide that the resource got fast again (latency = limit / x at
-//             any W0 below it). Every 128 windows a shallow probe halves the limit for one
-//             window; if W_p < 0.8 * W0, W0 = W_p (and the next re-check comes 128 windows
-//             later), otherwise the interval doubles (at most 4096 windows).
+//             any W0 below it). A shallow probe halves the limit for one window as soon as a
+//             block lowers W0 by more than 5% (latency fell without a move of ours: part of
+//             it is our queue), and otherwise every 1024 windows; if W_p < 0.8 * W0, W0 = W_p
+//             (and the timer restarts at 1024), otherwise the interval doubles (at most 8192).
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes).
@@ -217,9 +218,10 @@ class KneeLimit final : public LimitAlgorithm {
   double probe_reference_s_ = 0;             // Latency before a shallow probe.
   double probe_reference_served_ = 0;        // The window that showed the slowdown.
   double probe_reference_duration_s_ = 0;
+  bool recheck_due_ = false;    // A block lowered a raised baseline noticeably.
   bool recheck_probe_ = false;  // The shallow probe re-checks a raised baseline.
   int windows_since_check_ = 0;
-  int recheck_interval_ = 128;               // Windows between re-checks of a raised baseline.
+  int recheck_interval_ = 1024;              // Windows between re-checks of a raised baseline.
   std::optional<double> lowest_baseline_s_;  // The lowest baseline ever measured.
   int pending_direction_ = 0;                // Hysteresis: sign of the previous window's proposal.
   int window_limit_ = 0;                     // The limit when the open window opened.
