@@ -38,6 +38,26 @@ auto RunOn(const asio::any_io_executor& executor, Fn fn) {
       asio::use_awaitable, std::move(fn));
 }
 
+// Waits for a permit of `limiter` until `deadline`, runs `read` (a store read returning a
+// StatusOr) on `reads`, and reports the outcome on the permit: a failed read is ignored (a
+// missing blob says nothing about the load). The failure to get a permit is returned as is.
+template <typename Read>
+asio::awaitable<std::invoke_result_t<Read&>> ReadUnderPermit(tuner::Limiter& limiter,
+                                                             asio::any_io_executor reads,
+                                                             Read read, TimePoint deadline) {
+  auto io = co_await asio::this_coro::executor;
+  StatusOr<tuner::Permit> permit =
+      co_await tuner::AsyncAcquire(limiter, io, deadline, asio::use_awaitable);
+  if (!permit.ok()) co_return permit.status();
+  std::invoke_result_t<Read&> result = co_await RunOn(reads, std::move(read));
+  if (result.ok()) {
+    permit->Success();
+  } else {
+    permit->Ignore();
+  }
+  co_return result;
+}
+
 }  // namespace
 
 BlobHandler::BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
@@ -111,21 +131,13 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, std::vector<std::byte
 }
 
 asio::awaitable<Response> BlobHandler::Head(const Route& route, TimePoint deadline, bool keep_alive) {
-  const int retry = options_.retry_after_seconds;
-  auto io = co_await asio::this_coro::executor;
-  StatusOr<tuner::Permit> permit = co_await tuner::AsyncAcquire(*blobs_.read_limiter(), io,
-                                                                deadline, asio::use_awaitable);
-  if (!permit.ok()) co_return ErrorResponse(permit.status(), retry, keep_alive);
   store::BlobStore& store = blobs_.store();
   // GCC 12 destroys a temporary in a co_await's full-expression twice: the lambda captures only
   // references (trivially destructible), and `route` outlives the await.
-  StatusOr<store::BlobInfo> info =
-      co_await RunOn(reads_, [&store, &route] { return store.Stat(route.ns, route.id); });
-  if (!info.ok()) {
-    permit->Ignore();
-    co_return ErrorResponse(info.status(), retry, keep_alive);
-  }
-  permit->Success();
+  StatusOr<store::BlobInfo> info = co_await ReadUnderPermit(
+      *blobs_.read_limiter(), reads_, [&store, &route] { return store.Stat(route.ns, route.id); },
+      deadline);
+  if (!info.ok()) co_return ErrorResponse(info.status(), options_.retry_after_seconds, keep_alive);
   Response response = BlobResponse(http::status::ok, {}, keep_alive);
   response.content_length(info->size_bytes);  // What a GET would send; a HEAD sends no body.
   response.set("X-Blob-Crc32c", std::to_string(info->crc32c));
@@ -133,19 +145,14 @@ asio::awaitable<Response> BlobHandler::Head(const Route& route, TimePoint deadli
 }
 
 asio::awaitable<Response> BlobHandler::List(const Route& route, TimePoint deadline, bool keep_alive) {
-  const int retry = options_.retry_after_seconds;
-  auto io = co_await asio::this_coro::executor;
-  StatusOr<tuner::Permit> permit = co_await tuner::AsyncAcquire(*blobs_.read_limiter(), io,
-                                                                deadline, asio::use_awaitable);
-  if (!permit.ok()) co_return ErrorResponse(permit.status(), retry, keep_alive);
   store::BlobStore& store = blobs_.store();
-  StatusOr<std::vector<store::ListEntry>> entries = co_await RunOn(
-      reads_, [&store, &route] { return store.List(route.ns, route.prefix, route.limit, route.after); });
+  StatusOr<std::vector<store::ListEntry>> entries = co_await ReadUnderPermit(
+      *blobs_.read_limiter(), reads_,
+      [&store, &route] { return store.List(route.ns, route.prefix, route.limit, route.after); },
+      deadline);
   if (!entries.ok()) {
-    permit->Ignore();
-    co_return ErrorResponse(entries.status(), retry, keep_alive);
+    co_return ErrorResponse(entries.status(), options_.retry_after_seconds, keep_alive);
   }
-  permit->Success();
   // One line per blob: id, a tab, its size in bytes. A full page means there may be more: the
   // next page starts with ?after=<last id>.
   std::string text;

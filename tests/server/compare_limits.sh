@@ -30,29 +30,18 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$bin_dir" ] || { echo "compare_limits.sh: --bin-dir is required" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/blobtune-compare-XXXXXX)
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+source "$(dirname "${BASH_SOURCE[0]}")/server_process.sh"
+make_work_dir compare
 
 # One run: a fresh server with `algorithm`, closed-loop load; prints "ok_per_s ok_p99_ms".
 run_once() {
   local algorithm=$1 n=$2
   rm -rf "$work/data"
-  "$bin_dir/blobtune-server" --data-dir "$work/data" --listen 127.0.0.1:0 \
-    --algorithm "$algorithm" > "$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 100); do grep -q "listening on" "$work/server.log" && break; sleep 0.1; done
-  local port
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
+  start_server "$bin_dir" --data-dir "$work/data" --algorithm "$algorithm"
   "$bin_dir/blobtune-load" --port "$port" --mode closed --connections "$connections" \
     --seconds "$seconds" --warmup 2 --size "$size" --put-fraction "$put_fraction" \
     --id-prefix "run$n" --json > "$work/load.txt"
-  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=""
+  stop_server
   local json
   json=$(tail -1 "$work/load.txt")
   echo "$(echo "$json" | field ok_per_s) $(echo "$json" | field ok_p99_ms)"

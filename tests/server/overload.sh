@@ -40,27 +40,12 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$bin_dir" ] || { echo "overload.sh: --bin-dir is required" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/blobtune-overload-XXXXXX)
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-server_args=(--data-dir "$work/data" --listen 127.0.0.1:0 --wait-deadline-ms "$deadline_ms")
+source "$(dirname "${BASH_SOURCE[0]}")/server_process.sh"
+make_work_dir overload
+server_args=(--data-dir "$work/data" --wait-deadline-ms "$deadline_ms")
 [ -n "$algorithm" ] && server_args+=(--algorithm "$algorithm")
 server_args+=("${server_extra[@]}")
-"$bin_dir/blobtune-server" "${server_args[@]}" > "$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$work/server.log" && break
-  sleep 0.1
-done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
-[ -n "$port" ] || { echo "overload.sh: the server did not start"; cat "$work/server.log"; exit 1; }
-
-field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+start_server "$bin_dir" "${server_args[@]}"
 
 # The heap's peak: RssAnon sampled every 200 ms (VmHWM also counts the LMDB map's file pages).
 ( peak=0
@@ -93,10 +78,7 @@ file_kb=$(sed -n 's/^RssFile:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$server_pid/
 anon_peak_kb=$(cat "$work/anon_peak" 2>/dev/null || echo "$anon_kb")
 echo "server: peak RSS (VmHWM) $((hwm_kb / 1024)) MiB; heap peak (RssAnon) $((anon_peak_kb / 1024))" \
      "MiB; now RssFile $((file_kb / 1024)) MiB (LMDB map pages); ${server_cpu} s CPU"
-kill -TERM "$server_pid"
-server_status=0
-wait "$server_pid" || server_status=$?
-server_pid=""
+stop_server
 echo "server: exit status $server_status after SIGTERM"
 
 failed=0
