@@ -195,6 +195,11 @@ int main(int argc, char** argv) {
   server::ServerOptions options;
   if (int code = ParseFlags(argc, argv, &options); code >= 0) return code;
 
+  // Signals are caught from here on (a signal that comes before the wait below is kept for it),
+  // so a SIGTERM right after the "listening" line still shuts down cleanly.
+  boost::asio::io_context signals_io;
+  boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
+
   StatusOr<std::unique_ptr<server::BlobServer>> started = server::BlobServer::Start(options);
   if (!started.ok()) {
     std::cerr << "blobtune-server: " << started.status().ToString() << "\n";
@@ -206,8 +211,6 @@ int main(int argc, char** argv) {
             << " (data " << options.data_dir << ", algorithm "
             << (options.algorithm.empty() ? "default" : options.algorithm) << ")" << std::endl;
 
-  boost::asio::io_context signals_io;
-  boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     std::cout << "blobtune-server: signal " << signal
