@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,12 +49,22 @@ TEST(KneeBenchTest, KeepsTheLmdbCommitCurveBusyWithoutQueueing) {
 }
 
 TEST(KneeBenchTest, SharesOnePlantFairlyAmongThreeClients) {
-  const BenchReport report = RunKneeAndGradient("multi_client");
-  ASSERT_EQ(report.workloads.size(), 1u);
-  const Score& knee = report.workloads[0].runs[0].score;
-  ASSERT_TRUE(knee.fairness.has_value());
-  EXPECT_GE(*knee.fairness, 0.9);
-  EXPECT_LT(knee.regret, 0.05);
+  // Each client's share goes with its first baseline cubed, and none can measure it again
+  // once the others queue: with the first baseline from 8 accesses, fairness was 0.93, 0.77
+  // and 0.82 with the workload's seed, 7 and 8; from up to 96, 1.00, 0.99 and 0.995.
+  for (const std::optional<uint64_t> seed : {std::optional<uint64_t>(), std::optional<uint64_t>(7),
+                                             std::optional<uint64_t>(8)}) {
+    BenchOptions options;
+    options.workload_files = {kWorkloads + "/multi_client.json"};
+    options.algorithms = {"knee"};
+    options.seed = seed;
+    StatusOr<BenchReport> report = RunBench(options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    const Score& knee = report->workloads[0].runs[0].score;
+    ASSERT_TRUE(knee.fairness.has_value());
+    EXPECT_GE(*knee.fairness, 0.95) << seed.value_or(0);
+    EXPECT_LT(knee.regret, 0.06) << seed.value_or(0);
+  }
 }
 
 TEST(KneeBenchTest, FollowsATenfoldRoundTripWithinThirtyRoundTrips) {

@@ -109,6 +109,8 @@ class ClosedLoop {
 TEST(KneeLimitTest, RampsUpFastFromOneWhileLatencyIsFlat) {
   KneeLimit knee = KneeLimit::Create({.max_limit = 1000}).value();
   ClosedLoop loop(10ms, 10us);  // Knee at 1000 accesses: far away.
+  loop.Run(knee, 50);  // The first window: half a second at limit 1 (kFirstWindowMaxTime).
+  EXPECT_EQ(knee.limit(), 2);
   loop.Run(knee, 40);
   // Doubling per window of a few round trips, not +1 per round trip.
   EXPECT_GE(knee.limit(), 256);
@@ -339,14 +341,15 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
   ClosedLoop loop(10ms, 1ms);
   const int raised = RaiseBaselineTenfold(knee, loop);  // 106.
   // The round trip recovers and the resource serves in 0.8 ms: at the raised limit latency is
-  // raised * 0.8 ms = 84.8 ms. The first block of 64 accesses lowers the baseline to that,
-  // more than 5% below it: latency fell with no move of ours, so the re-check runs at once,
-  // not 1024 windows later. Its probe at ceil(raised / 2) = 53 sees 53 * 0.8 = 42.4 ms, below
-  // 0.8 x 84.8 ms: the new baseline.
+  // raised * 0.8 ms = 84.8 ms. The first block of 64 accesses (a few of which may predate the
+  // change) lowers the baseline by more than 5%: latency fell with no move of ours, so the
+  // re-check runs at once, not 1024 windows later. Its probe at ceil(raised / 2) = 53 sees
+  // 53 * 0.8 = 42.4 ms, below 0.8 x the baseline: the new baseline.
   loop.set_w0(10ms);
   loop.set_service(800us);
   ASSERT_EQ(RunUntilProbing(knee, loop, 10).first, (raised + 1) / 2);
-  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::microseconds(raised * 800));
+  EXPECT_GE(knee.estimates().baseline_latency, std::chrono::microseconds(raised * 800));
+  EXPECT_LT(knee.estimates().baseline_latency, 95ms);
   FinishProbe(knee, loop);
   EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::microseconds((raised + 1) / 2 * 800));
   EXPECT_EQ(knee.estimates().state, "tracking");
@@ -354,19 +357,18 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
 
 TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {
   KneeLimit knee = KneeLimit::Create({}).value();
-  // Eight lucky accesses of 9 ms at limit 1 set the first baseline; then the resource shows
-  // its usual 9.9 ms (within growth_tolerance of 9 ms: no queue) while slow start doubles the
-  // limit. Those windows measure the baseline too: it becomes the mean of every access so
-  // far, not the first eight alone.
+  // Eight lucky accesses of 63 ms at limit 1 set the first baseline (the first window closes
+  // after half a second, at the eighth: 504 ms); then the resource shows its usual 69 ms
+  // (within growth_tolerance of 63 ms: no queue) while slow start doubles the limit. Those
+  // windows measure the baseline too: it becomes the mean of every access so far, not the
+  // first eight alone.
   Duration now = 1s;
   for (int i = 0; i < 8; ++i) {
-    knee.Update(Success(now, 9ms, 1));
-    now += 9ms;
+    knee.Update(Success(now, 63ms, 1));
+    now += 63ms;
   }
-  knee.Update(Success(now, 9ms, 1));  // Closes the first window (its 9th sample opens the next).
-  now += 9ms;
-  ASSERT_EQ(knee.estimates().baseline_latency, 9ms);
-  const Duration usual = 9900us;
+  ASSERT_EQ(knee.estimates().baseline_latency, 63ms);
+  const Duration usual = 69ms;
   int windows_grown = 0;
   for (int round = 0; round < 8; ++round) {
     const int limit = knee.limit();
@@ -376,11 +378,63 @@ TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {
     if (knee.limit() > limit) ++windows_grown;
   }
   EXPECT_GE(windows_grown, 2);
-  // Pooled: (8 * 9 + n * 9.9) / (8 + n) for the n accesses of the windows that grew.
+  // Pooled: (8 * 63 + n * 69) / (8 + n) for the n accesses of the windows that grew.
   const double baseline_ms =
       std::chrono::duration<double, std::milli>(*knee.estimates().baseline_latency).count();
-  EXPECT_GT(baseline_ms, 9.3);
-  EXPECT_LT(baseline_ms, 9.9);
+  EXPECT_GT(baseline_ms, 65);
+  EXPECT_LT(baseline_ms, 69);
+}
+
+TEST(KneeLimitTest, TakesTheFirstBaselineFromNinetySixAccesses) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // At limit 1, back to back: 48 accesses of 3 ms, then 48 of 5 ms (384 ms in all). The first
+  // eight alone would make the baseline 3 ms; the first window waits for 96 accesses.
+  Duration now = 1s;
+  for (int i = 0; i < 96; ++i) {
+    const Duration latency = i < 48 ? 3ms : 5ms;
+    knee.Update(Success(now, latency, 1));
+    now += latency;
+    if (i < 95) {
+      ASSERT_FALSE(knee.estimates().baseline_latency.has_value()) << i;
+      ASSERT_EQ(knee.limit(), 1);
+    }
+  }
+  // (48 * 3 + 48 * 5) / 96 = 4 ms. The limit bound (96 / 384 ms * 4 ms = 1 in flight) and
+  // latency showed no queue: slow start doubles it.
+  EXPECT_EQ(knee.estimates().baseline_latency, 4ms);
+  EXPECT_EQ(knee.limit(), 2);
+  EXPECT_EQ(knee.estimates().state, "growing");
+}
+
+TEST(KneeLimitTest, EndsTheFirstWindowAfterHalfASecond) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // Accesses of 10 ms, back to back: the 50th ends 500 ms after the first began.
+  Duration now = 1s;
+  for (int i = 0; i < 49; ++i) {
+    knee.Update(Success(now, 10ms, 1));
+    now += 10ms;
+  }
+  EXPECT_FALSE(knee.estimates().baseline_latency.has_value());
+  EXPECT_EQ(knee.limit(), 1);
+  knee.Update(Success(now, 10ms, 1));
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_EQ(knee.limit(), 2);
+}
+
+TEST(KneeLimitTest, EndsTheFirstWindowAtADrop) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // Ten accesses of 5 ms, then one that hangs for 100 ms and is dropped: a hang holds the only
+  // permit, so the first window ends there rather than waiting for 96 accesses.
+  Duration now = 1s;
+  for (int i = 0; i < 10; ++i) {
+    knee.Update(Success(now, 5ms, 1));
+    now += 5ms;
+  }
+  EXPECT_FALSE(knee.estimates().baseline_latency.has_value());
+  knee.Update(Drop(now, 100ms, 1));
+  // The hang counts in no latency: the baseline is the successes' 5 ms.
+  EXPECT_EQ(knee.estimates().baseline_latency, 5ms);
+  EXPECT_NE(knee.estimates().state, "startup");
 }
 
 TEST(KneeLimitTest, DoesNotGrowWhenTheLimitIsNotReached) {

@@ -143,7 +143,16 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   } else if (window_.served > 0) {
     reference_s = window_.latency_sum_s / window_.served;
   }
-  return Seconds(age) >= options_.window_rtts * reference_s && window_.served >= MinWindowSamples();
+  if (Seconds(age) < options_.window_rtts * reference_s || window_.served < MinWindowSamples()) {
+    return false;
+  }
+  // The first window, one access at a time, measures the first baseline over more accesses
+  // (see kFirstWindowSamples).
+  if (!baseline_s_ && window_max_inflight_ <= 1) {
+    return window_.served >= kFirstWindowSamples || age >= kFirstWindowMaxTime ||
+           window_.slow_drops > 0 || window_.fast_drops > 0;
+  }
+  return true;
 }
 
 void KneeLimit::CloseWindow(TimePoint now) {

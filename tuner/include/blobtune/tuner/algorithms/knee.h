@@ -17,6 +17,9 @@
 // Samples are pooled into windows of at least window_rtts baseline latencies and
 // min(min_window_samples, max(8, 4 * limit)) served accesses; a window opens when the previous one
 // closes (or at the first access after an idle gap) and closes at most max_window_time later.
+// The first window, one access in flight at a time, measures the first baseline: it takes 96
+// accesses unless half a second passes or an access is dropped first (clients that share a
+// resource cannot measure it again once the others queue, and their shares go with it cubed).
 // Per window, with W the mean latency and X the rate (per second) of the accesses the resource
 // served (successes, and drops that took about as long: between half the baseline and three
 // times the usual latency, e.g. a deadline that passed while waiting for a permit):
