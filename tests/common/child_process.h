@@ -1,6 +1,6 @@
 // ChildProcess: runs one of the project's programs as a child process for a test, with its
-// stderr on a pipe the test reads line by line (to learn, say, which port it bound) and its
-// stdout in a file. The destructor kills (SIGKILL) and reaps a child that is still running.
+// stderr (or stdout) on a pipe the test reads line by line, to learn, say, which port it bound.
+// The destructor kills (SIGKILL) and reaps a child that is still running.
 //
 //   auto child = ChildProcess::Start({BLOBTUNE_WORKBENCH, "--metrics", "127.0.0.1:0", ...});
 //   std::optional<std::string> line = child->WaitForLine("serving metrics at", 30s);
@@ -31,17 +31,18 @@ namespace blobtune::testing {
 
 class ChildProcess {
  public:
-  // Starts argv[0] (a path) with the arguments; stdout goes to `stdout_path` (default: discarded).
-  // nullptr when the process cannot be started.
+  // Which of the child's outputs the test reads; the other goes where the test's goes.
+  enum class Read { kStderr, kStdout };
+
+  // Starts argv[0] (a path) with the arguments. nullptr when the process cannot be started.
   static std::unique_ptr<ChildProcess> Start(const std::vector<std::string>& argv,
-                                             const std::string& stdout_path = "/dev/null") {
+                                             Read read = Read::kStderr) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
+    const int piped = read == Read::kStderr ? STDERR_FILENO : STDOUT_FILENO;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], piped);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -63,30 +64,31 @@ class ChildProcess {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
-    close(stderr_fd_);
+    close(pipe_fd_);
   }
 
-  // Reads stderr until a line containing `needle` arrives (returned without its newline), or
-  // the child closes stderr, or `timeout` passes (nullopt). Everything read is kept in stderr().
+  // Reads the piped output until a line containing `needle` arrives (returned without its
+  // newline), or the child closes it, or `timeout` passes (nullopt). Everything read is kept in
+  // output().
   std::optional<std::string> WaitForLine(std::string_view needle,
                                          std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     size_t line_start = scanned_;
     for (;;) {
-      for (size_t nl; (nl = stderr_.find('\n', scanned_)) != std::string::npos;) {
-        std::string line = stderr_.substr(line_start, nl - line_start);
+      for (size_t nl; (nl = output_.find('\n', scanned_)) != std::string::npos;) {
+        std::string line = output_.substr(line_start, nl - line_start);
         scanned_ = line_start = nl + 1;
         if (line.find(needle) != std::string::npos) return line;
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
-      pollfd p{stderr_fd_, POLLIN, 0};
+      pollfd p{pipe_fd_, POLLIN, 0};
       if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
       char buf[4096];
-      const ssize_t n = read(stderr_fd_, buf, sizeof buf);
-      if (n <= 0) return std::nullopt;  // The child closed stderr (exited).
-      stderr_.append(buf, static_cast<size_t>(n));
+      const ssize_t n = read(pipe_fd_, buf, sizeof buf);
+      if (n <= 0) return std::nullopt;  // The child closed it (exited).
+      output_.append(buf, static_cast<size_t>(n));
     }
   }
 
@@ -102,15 +104,15 @@ class ChildProcess {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
-  // Everything read from stderr so far.
-  const std::string& stderr_text() const { return stderr_; }
+  // Everything read from the piped output so far.
+  const std::string& output() const { return output_; }
 
  private:
-  ChildProcess(pid_t pid, int stderr_fd) : pid_(pid), stderr_fd_(stderr_fd) {}
+  ChildProcess(pid_t pid, int pipe_fd) : pid_(pid), pipe_fd_(pipe_fd) {}
 
   pid_t pid_;
-  int stderr_fd_;
-  std::string stderr_;
+  int pipe_fd_;
+  std::string output_;
   size_t scanned_ = 0;
 };
 

@@ -1,6 +1,7 @@
-// Each example program exposes its metrics with one flag: started with --metrics 127.0.0.1:0 it
-// says where it serves, a scrape of that address passes `promtool check metrics` and carries
-// the series of the limiters it ran, and SIGTERM afterwards ends it with status 0.
+// Each example program exposes its metrics: the workbench and the delivery benchmark with one
+// flag (--metrics 127.0.0.1:0: they say where they serve, and after their work keep serving until
+// SIGTERM, then exit 0), the blob server at GET /metrics on its own port. Every scrape passes
+// `promtool check metrics` and carries the series of the limiters (and stores) the program ran.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -39,7 +40,7 @@ std::string RunAndScrape(std::vector<std::string> argv) {
   }
   std::optional<std::string> done = child->WaitForLine("done; serving metrics at http://", 300s);
   if (!done) {
-    ADD_FAILURE() << argv[0] << " never said it was done; stderr:\n" << child->stderr_text();
+    ADD_FAILURE() << argv[0] << " never said it was done; stderr:\n" << child->output();
     return "";
   }
   std::smatch m;
@@ -55,7 +56,7 @@ std::string RunAndScrape(std::vector<std::string> argv) {
   EXPECT_EQ(lint.output, "") << "promtool found lint problems";
 
   child->Signal(SIGTERM);
-  EXPECT_EQ(child->Wait(), 0) << child->stderr_text();
+  EXPECT_EQ(child->Wait(), 0) << child->output();
   return scrape.body;
 }
 
@@ -103,6 +104,41 @@ TEST(CliMetricsTest, DeliveryServesItsLimitersAndStore) {
       body, "blobtune_store_operations_total{store=\"delivery\",op=\"put\",namespace=\"incoming\"}");
   ASSERT_TRUE(puts.has_value()) << body.substr(0, 3000);
   EXPECT_GE(*puts, 4 * 20);  // Two configurations x two rounds x 20 messages.
+}
+
+TEST(CliMetricsTest, ServerServesItsLimitersAndStoreOnItsOwnPort) {
+  blobtune::testing::TempDir dir("blobtune-cli-metrics");
+  std::unique_ptr<ChildProcess> server = ChildProcess::Start(
+      {BLOBTUNE_SERVER, "--listen", "127.0.0.1:0", "--data-dir", dir.Sub("data")},
+      ChildProcess::Read::kStdout);
+  ASSERT_NE(server, nullptr);
+  std::optional<std::string> listening = server->WaitForLine("listening on", 60s);
+  ASSERT_TRUE(listening.has_value()) << server->output();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(*listening, m, std::regex(R"(([0-9.]+):([0-9]+))")));
+  const auto port = static_cast<uint16_t>(std::stoi(m[2]));
+  // One read of a missing blob passes through the read limiter.
+  EXPECT_EQ(testing::HttpGet(m[1], port, "/blobs/default/absent").status, 404);
+  const testing::HttpResponse scrape = testing::HttpGet(m[1], port, "/metrics");
+  ASSERT_EQ(scrape.status, 200) << scrape.error;
+  const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_EQ(lint.output, "") << "promtool found lint problems";
+  for (const std::string limiter : {"read", "write"}) {
+    const std::optional<double> limit =
+        SampleValue(scrape.body, "blobtune_limiter_limit{limiter=\"" + limiter + "\"}");
+    ASSERT_TRUE(limit.has_value()) << limiter << " missing from:\n" << scrape.body.substr(0, 2000);
+    EXPECT_GE(*limit, 1);
+  }
+  double read_permits = 0;  // The 404's permit, however the server reported it.
+  for (const std::string outcome : {"success", "dropped", "ignored"}) {
+    read_permits += SampleValue(scrape.body, "blobtune_limiter_permits_total{limiter=\"read\","
+                                             "outcome=\"" + outcome + "\"}")
+                        .value_or(0);
+  }
+  EXPECT_EQ(read_permits, 1);
+  server->Signal(SIGTERM);
+  EXPECT_EQ(server->Wait(), 0);
 }
 
 }  // namespace
