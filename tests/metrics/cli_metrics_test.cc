@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/child_process.h"
@@ -29,6 +29,32 @@ std::optional<double> SampleValue(const std::string& exposition, const std::stri
   return std::stod(exposition.substr(at + series.size() + 2));
 }
 
+// Where a program said it serves: HOST:PORT[/PATH] right after `marker` in `line`.
+struct Endpoint {
+  std::string host;
+  uint16_t port = 0;
+  std::string path;
+};
+
+std::optional<Endpoint> FindEndpoint(std::string_view line, std::string_view marker) {
+  const size_t at = line.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  line.remove_prefix(at + marker.size());
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  size_t end = colon + 1;
+  unsigned port = 0;
+  while (end < line.size() && line[end] >= '0' && line[end] <= '9') {
+    port = port * 10 + static_cast<unsigned>(line[end++] - '0');
+  }
+  if (end == colon + 1 || port > 65535) return std::nullopt;
+  const size_t path_end = line.find_first_of(" \n", end);
+  return Endpoint{std::string(line.substr(0, colon)), static_cast<uint16_t>(port),
+                  std::string(line.substr(end, path_end == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : path_end - end))};
+}
+
 // Runs `argv` plus --metrics 127.0.0.1:0 until it has finished its work, scrapes it, checks
 // the exposition with promtool, stops it with SIGTERM and returns what it served.
 std::string RunAndScrape(std::vector<std::string> argv) {
@@ -43,13 +69,12 @@ std::string RunAndScrape(std::vector<std::string> argv) {
     ADD_FAILURE() << argv[0] << " never said it was done; stderr:\n" << child->output();
     return "";
   }
-  std::smatch m;
-  if (!std::regex_search(*done, m, std::regex(R"(http://([0-9.]+):([0-9]+)(/\S*))"))) {
+  const std::optional<Endpoint> at = FindEndpoint(*done, "http://");
+  if (!at || at->path.empty()) {
     ADD_FAILURE() << "no address in: " << *done;
     return "";
   }
-  const auto port = static_cast<uint16_t>(std::stoi(m[2]));
-  testing::HttpResponse scrape = testing::HttpGet(m[1], port, m[3]);
+  testing::HttpResponse scrape = testing::HttpGet(at->host, at->port, at->path);
   EXPECT_EQ(scrape.status, 200) << scrape.error;
   const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
@@ -114,12 +139,11 @@ TEST(CliMetricsTest, ServerServesItsLimitersAndStoreOnItsOwnPort) {
   ASSERT_NE(server, nullptr);
   std::optional<std::string> listening = server->WaitForLine("listening on", 60s);
   ASSERT_TRUE(listening.has_value()) << server->output();
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(*listening, m, std::regex(R"(([0-9.]+):([0-9]+))")));
-  const auto port = static_cast<uint16_t>(std::stoi(m[2]));
+  const std::optional<Endpoint> at = FindEndpoint(*listening, "listening on ");
+  ASSERT_TRUE(at.has_value()) << *listening;
   // One read of a missing blob passes through the read limiter.
-  EXPECT_EQ(testing::HttpGet(m[1], port, "/blobs/default/absent").status, 404);
-  const testing::HttpResponse scrape = testing::HttpGet(m[1], port, "/metrics");
+  EXPECT_EQ(testing::HttpGet(at->host, at->port, "/blobs/default/absent").status, 404);
+  const testing::HttpResponse scrape = testing::HttpGet(at->host, at->port, "/metrics");
   ASSERT_EQ(scrape.status, 200) << scrape.error;
   const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
