@@ -18,6 +18,7 @@
 #include <string_view>
 #include <thread>
 
+#include "common/listen.h"
 #include "message.h"
 
 namespace blobtune::delivery {
@@ -64,18 +65,9 @@ class MailServer::Impl {
       : options_(options), acceptor_(io_), rng_(options.seed) {}
 
   Status Listen() {
-    boost::system::error_code ec;
-    tcp::endpoint endpoint(asio::ip::make_address(options_.address, ec), options_.port);
-    if (ec) return Status::InvalidArgument("bad listen address '" + options_.address + "'");
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      return Status::Unavailable("cannot listen on " + options_.address + ":" +
-                                 std::to_string(options_.port) + ": " + ec.message());
-    }
-    port_ = acceptor_.local_endpoint().port();
+    StatusOr<uint16_t> port = examples::Listen(acceptor_, options_.address, options_.port);
+    if (!port.ok()) return port.status();
+    port_ = *port;
     FillMailbox();
     asio::co_spawn(io_, Accept(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });

@@ -21,6 +21,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/listen.h"
 #include "connection.h"
 
 namespace blobtune::server {
@@ -140,19 +141,9 @@ class BlobServer::Impl {
 
  private:
   Status Listen() {
-    boost::system::error_code ec;
-    const asio::ip::address address = asio::ip::make_address(options_.address, ec);
-    if (ec) return Status::InvalidArgument("bad listen address '" + options_.address + "'");
-    const tcp::endpoint endpoint(address, options_.port);
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      return Status::Unavailable("cannot listen on " + options_.address + ":" +
-                                 std::to_string(options_.port) + ": " + ec.message());
-    }
-    port_ = acceptor_.local_endpoint().port();
+    StatusOr<uint16_t> port = examples::Listen(acceptor_, options_.address, options_.port);
+    if (!port.ok()) return port.status();
+    port_ = *port;
     return Status();
   }
 
