@@ -46,7 +46,7 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
                static_cast<double>(count * options.message_size) / kMiB);
     StatusOr<HttpResponse> batch = co_await http.Request(
         verb::get, "/legacy/documents?offset=" + std::to_string(offset) +
-                       "&count=" + std::to_string(kDocumentsPerBatch));
+                       "&count=" + std::to_string(count));
     if (!batch.ok() || batch->status != 200) {
       result.status = batch.ok() ? Status::Internal("legacy download answered " +
                                                     std::to_string(batch->status))

@@ -167,8 +167,6 @@ int main(int argc, char** argv) {
   }
   options.progress = [](std::string_view line) { std::cerr << line << "\n"; };
 
-  std::signal(SIGINT, [](int) { g_interrupted = 1; });
-  std::signal(SIGTERM, [](int) { g_interrupted = 1; });
   std::unique_ptr<blobtune::metrics::Exporter> exporter;  // Outlives every observed limiter.
   if (!flags.metrics.empty()) {
     auto started = blobtune::metrics::Exporter::Start(flags.metrics);
@@ -212,6 +210,9 @@ int main(int argc, char** argv) {
   }
   if (exporter != nullptr) {
     std::cout.flush();
+    // Until now SIGINT/SIGTERM end the program at once; from here they end the serving.
+    std::signal(SIGINT, [](int) { g_interrupted = 1; });
+    std::signal(SIGTERM, [](int) { g_interrupted = 1; });
     std::cerr << "blobtune-workbench: done; serving metrics at http://" << exporter->address()
               << exporter->path() << " until interrupted (Ctrl-C)\n";
     while (!g_interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(50));
