@@ -23,13 +23,6 @@ using boost::beast::http::verb;
 constexpr size_t kDocumentsPerBatch = 25;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// `cost` (a fraction `share` of it) at the run's time scale.
-std::chrono::nanoseconds Scaled(const DeliveryOptions& options,
-                                std::chrono::microseconds cost, double share = 1.0) {
-  return std::chrono::nanoseconds(static_cast<int64_t>(
-      static_cast<double>(std::chrono::nanoseconds(cost).count()) * share * options.time_scale));
-}
-
 asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
                              store::BlobStore& store, asio::thread_pool& pool,
                              RunResult& result) {
@@ -38,12 +31,11 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
   for (size_t offset = 0; offset < options.messages; offset += kDocumentsPerBatch) {
     // This request's part of the batch cost, and the cost of its bytes.
     const size_t count = std::min(kDocumentsPerBatch, options.messages - offset);
-    const auto done_at =
-        std::chrono::steady_clock::now() +
-        Scaled(options, options.legacy_batch_cost,
-               static_cast<double>(count) / static_cast<double>(options.messages)) +
-        Scaled(options, options.legacy_per_mib,
-               static_cast<double>(count * options.message_size) / kMiB);
+    const double share = static_cast<double>(count) / static_cast<double>(options.messages);
+    const double mib = static_cast<double>(count * options.message_size) / kMiB;
+    const auto done_at = std::chrono::steady_clock::now() +
+                         Scaled(options.legacy_batch_cost, share * options.time_scale) +
+                         Scaled(options.legacy_per_mib, mib * options.time_scale);
     StatusOr<HttpResponse> batch = co_await http.Request(
         verb::get, "/legacy/documents?offset=" + std::to_string(offset) +
                        "&count=" + std::to_string(count));
@@ -63,7 +55,7 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
     co_return;
   }
   // Per message: 4 local document creates and 1 delete, one message after the other.
-  const auto work = Scaled(options, options.legacy_work_per_message);
+  const auto work = Scaled(options.legacy_work_per_message, options.time_scale);
   for (size_t i = 0; i < options.messages; ++i) {
     std::string id = MessageId(i);
     std::string_view body(documents.data() + i * options.message_size, options.message_size);
@@ -87,7 +79,7 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
   }
   // One batched upload.
   const auto uploaded_at =
-      std::chrono::steady_clock::now() + Scaled(options, options.legacy_batch_cost);
+      std::chrono::steady_clock::now() + Scaled(options.legacy_batch_cost, options.time_scale);
   StatusOr<HttpResponse> upload = co_await http.Request(verb::post, "/legacy/upload", "");
   co_await SleepUntil(uploaded_at);
   if (!upload.ok() || upload->status != 200) {

@@ -1,7 +1,9 @@
-// Helpers for the client's local work in a delivery run: running blocking store and crypto
-// calls on a thread pool from a coroutine, simulated client work, and AES-256-GCM.
+// Helpers for a delivery run's simulated costs and the client's local work: scaling a modelled
+// cost, waiting until a simulated cost is paid, running blocking store and crypto calls on a
+// thread pool from a coroutine, and AES-256-GCM.
 //
-// Thread-safety: the coroutine helpers must be awaited from the run's event loop.
+// Thread-safety: the coroutine helpers must be awaited from an event loop (the run's, or the
+// mail server's); the rest are pure functions.
 #ifndef BLOBTUNE_EXAMPLES_DELIVERY_LOCAL_WORK_H_
 #define BLOBTUNE_EXAMPLES_DELIVERY_LOCAL_WORK_H_
 
@@ -17,6 +19,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +40,12 @@ boost::asio::awaitable<Status> OnPool(boost::asio::thread_pool& pool, Fn fn) {
 // The bytes of a string, as the store takes them.
 inline std::span<const std::byte> Bytes(std::string_view s) {
   return std::as_bytes(std::span(s.data(), s.size()));
+}
+
+// `cost` multiplied by `factor` (a time scale, times a share where a cost is split).
+inline std::chrono::nanoseconds Scaled(std::chrono::nanoseconds cost, double factor) {
+  return std::chrono::nanoseconds(
+      static_cast<int64_t>(static_cast<double>(cost.count()) * factor));
 }
 
 // Simulated work: returns at `until` (at once if that has passed).

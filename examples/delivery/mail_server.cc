@@ -8,7 +8,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "common/listen.h"
+#include "local_work.h"
 #include "message.h"
 
 namespace blobtune::delivery {
@@ -106,14 +106,7 @@ class MailServer::Impl {
 
  private:
   std::chrono::nanoseconds Scaled(std::chrono::nanoseconds cost) const {
-    return std::chrono::nanoseconds(
-        static_cast<int64_t>(static_cast<double>(cost.count()) * options_.time_scale));
-  }
-
-  asio::awaitable<void> SleepUntil(std::chrono::steady_clock::time_point until) {
-    asio::steady_timer timer(co_await asio::this_coro::executor, until);
-    boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    return delivery::Scaled(cost, options_.time_scale);
   }
 
   // The token lookup: one server thread, FIFO, exponential service time. Everything runs on one
