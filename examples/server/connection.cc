@@ -30,6 +30,8 @@ using BodyParser = http::request_parser<http::vector_body<std::byte>>;
 
 // Largest request header (request line and fields) accepted; more gets 431.
 constexpr uint32_t kHeaderLimit = 16 * 1024;
+// The most a body read receives at once.
+constexpr size_t kBodyReceiveBytes = 64 * 1024;
 
 void Close(beast::tcp_stream& stream) {
   error_code ignored;
@@ -155,6 +157,10 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
       }
       BodyParser parser(std::move(header));
       parser.body_limit(options.max_blob_size_bytes);
+      // Beast receives at most the buffer's free capacity (but at least 512 bytes) at a time,
+      // and the parser empties the buffer as fast as it fills: left at the header's size, the
+      // buffer takes a 64 KiB body in ~128 receives (measured: 160 recvmsg calls per PUT).
+      buffer.reserve(kBodyReceiveBytes);
       error_code ec;
       stream.expires_after(options.body_timeout);
       co_await http::async_read(stream, buffer, parser,
