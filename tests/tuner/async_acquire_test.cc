@@ -104,6 +104,26 @@ TEST_F(AsyncAcquireTest, APastDeadlineWithNoSlotFailsWithoutQueueing) {
   EXPECT_EQ(result->status().code(), StatusCode::kDeadlineExceeded);
 }
 
+TEST_F(AsyncAcquireTest, AStandingQueueShortensTheWait) {
+  auto limiter = Limiter::Create({.algorithm = std::make_unique<ScriptedAlgorithm>(1, script_),
+                                  .clock = &clock_,
+                                  .standing_queue_wait = milliseconds(10),
+                                  .standing_queue_interval = milliseconds(100)})
+                     .value();
+  std::optional<Permit> held = limiter->TryAcquire();
+  std::optional<StatusOr<Permit>> first, late;
+  StartAcquire(*limiter, clock_.Now() + hours(1), first);
+  clock_.Advance(milliseconds(100));
+  StartAcquire(*limiter, clock_.Now() + hours(1), late);
+  clock_.Advance(milliseconds(10));
+  while (!late) io_.run_one();
+  EXPECT_EQ(late->status().code(), StatusCode::kDeadlineExceeded) << late->status();
+  EXPECT_FALSE(first.has_value());
+  held->Success();
+  while (!first) io_.run_one();
+  EXPECT_TRUE(first->ok()) << first->status();
+}
+
 TEST_F(AsyncAcquireTest, AStopRequestCancelsTheWait) {
   auto limiter = MakeLimiter(1);
   std::optional<Permit> held = limiter->TryAcquire();

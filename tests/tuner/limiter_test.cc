@@ -269,6 +269,72 @@ TEST_F(LimiterTest, WithoutAQueueAcquireDoesNotWait) {
             StatusCode::kResourceExhausted);
 }
 
+// A blocking acquirer on its own thread, queued before the constructor returns.
+class QueuedAcquirer {
+ public:
+  QueuedAcquirer(Limiter& limiter, Duration timeout) {
+    const size_t before = limiter.queue_length();
+    thread_ = std::thread([this, &limiter, timeout] { result_ = limiter.Acquire(timeout).status(); });
+    while (limiter.queue_length() != before + 1) std::this_thread::yield();
+  }
+  ~QueuedAcquirer() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // Waits for the acquirer's outcome.
+  Status Result() {
+    if (thread_.joinable()) thread_.join();
+    return *result_;
+  }
+
+ private:
+  std::optional<Status> result_;
+  std::thread thread_;
+};
+
+TEST_F(LimiterTest, AStandingQueueShortensTheWaitOfNewAcquirers) {
+  auto limiter = MakeLimiter(1, {.standing_queue_wait = milliseconds(10),
+                                 .standing_queue_interval = milliseconds(100)});
+  std::optional<Permit> held = limiter->TryAcquire();
+  QueuedAcquirer first(*limiter, std::chrono::hours(1));  // The queue is busy from t = 0.
+  clock_.Advance(milliseconds(99));
+  QueuedAcquirer early(*limiter, milliseconds(30));  // Not standing yet: its own deadline.
+  clock_.Advance(milliseconds(1));
+  QueuedAcquirer late(*limiter, std::chrono::hours(1));  // Standing for 100 ms: 10 ms at most.
+  clock_.Advance(milliseconds(9));
+  EXPECT_EQ(limiter->queue_length(), 3u);
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(late.Result().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(limiter->queue_length(), 2u);
+  clock_.Advance(milliseconds(19));  // t = 129 ms: `early` waits until 129.
+  EXPECT_EQ(early.Result().code(), StatusCode::kDeadlineExceeded);
+  held.reset();
+  EXPECT_TRUE(first.Result().ok());
+  EXPECT_EQ(observer_.failures(AcquireFailure::kTimeout), 2);
+}
+
+TEST_F(LimiterTest, AQueueThatDrainedIsNotStanding) {
+  auto limiter = MakeLimiter(1, {.standing_queue_wait = milliseconds(10),
+                                 .standing_queue_interval = milliseconds(100)});
+  std::optional<Permit> held = limiter->TryAcquire();
+  {
+    QueuedAcquirer burst(*limiter, std::chrono::hours(1));
+    clock_.Advance(milliseconds(150));
+    held.reset();  // The queue empties: the burst is over.
+    EXPECT_TRUE(burst.Result().ok());
+  }
+  held = limiter->TryAcquire();
+  ASSERT_TRUE(held.has_value());
+  QueuedAcquirer next(*limiter, std::chrono::hours(1));  // Busy again from t = 150 ms.
+  clock_.Advance(milliseconds(50));
+  QueuedAcquirer after(*limiter, std::chrono::hours(1));  // 50 ms < 100 ms: not standing.
+  clock_.Advance(milliseconds(20));
+  EXPECT_EQ(limiter->queue_length(), 2u);  // Nobody was cut to 10 ms.
+  held.reset();
+  EXPECT_TRUE(next.Result().ok());
+  EXPECT_TRUE(after.Result().ok());
+  EXPECT_EQ(observer_.failures(AcquireFailure::kTimeout), 0);
+}
+
 // Queues `n` blocking acquirers one after another and returns the order in which they are
 // granted as the limiter's single permit is passed on.
 std::vector<int> GrantOrder(Limiter& limiter, int n) {
@@ -360,6 +426,14 @@ TEST(LimiterOptionsTest, RejectsABadSamplingRate) {
   StatusOr<std::unique_ptr<Limiter>> limiter = Limiter::Create(std::move(options));
   EXPECT_EQ(limiter.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(limiter.status().message().find("full_sampling_rate"), std::string_view::npos);
+}
+
+TEST(LimiterOptionsTest, RejectsANegativeStandingQueueWait) {
+  StatusOr<std::unique_ptr<Limiter>> limiter =
+      Limiter::Create({.standing_queue_wait = milliseconds(-1)});
+  ASSERT_EQ(limiter.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(limiter.status().message().find("standing_queue_wait"), std::string_view::npos)
+      << limiter.status();
 }
 
 TEST(LimiterOptionsTest, WithoutAnAlgorithmTheDefaultIsUsed) {

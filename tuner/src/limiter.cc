@@ -44,6 +44,10 @@ Status LimiterOptions::Validate() const {
                                    std::to_string(algorithm->limit()) + " is outside [1, " +
                                    std::to_string(Limiter::kMaxLimit) + "]");
   }
+  if (standing_queue_wait < Duration::zero() || standing_queue_interval < Duration::zero()) {
+    return Status::InvalidArgument("standing_queue_wait and standing_queue_interval must not be "
+                                   "negative");
+  }
   return Status();
 }
 
@@ -59,6 +63,8 @@ Limiter::Limiter(LimiterOptions options)
       observer_(options.observer),
       max_queue_(options.max_queue),
       queue_order_(options.queue_order),
+      standing_queue_wait_(options.standing_queue_wait),
+      standing_queue_interval_(options.standing_queue_interval),
       full_sampling_rate_(options.full_sampling_rate),
       algorithm_name_(options.algorithm->name()),
       limit_(options.algorithm->limit()),
@@ -171,15 +177,22 @@ void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   w.Notify();
 }
 
-bool Limiter::Enqueue(Waiter& w) {
+std::optional<TimePoint> Limiter::Enqueue(Waiter& w, TimePoint deadline) {
   MutexLock lock(queue_mu_);
-  return EnqueueLocked(w);
+  return EnqueueLocked(w, deadline);
 }
 
-bool Limiter::EnqueueLocked(Waiter& w) {
+std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
   assert(w.state == Waiter::State::kIdle);
-  if (queue_->size() >= max_queue_) return false;
-  w.queued_at = clock_.Now();
+  if (queue_->size() >= max_queue_) return std::nullopt;
+  const TimePoint now = clock_.Now();
+  if (queue_->empty()) {
+    queue_busy_since_ = now;
+  } else if (standing_queue_wait_ != Duration::max() &&
+             now - queue_busy_since_ >= standing_queue_interval_) {
+    deadline = std::min(deadline, now + standing_queue_wait_);
+  }
+  w.queued_at = now;
   w.state = Waiter::State::kWaiting;
   if (queue_order_ == QueueOrder::kFifo) {
     queue_->PushBack(&w);
@@ -190,7 +203,7 @@ bool Limiter::EnqueueLocked(Waiter& w) {
   // by the retry; one after it sees waiters_ > 0 and grants.
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   GrantWaitersLocked();
-  return true;
+  return deadline;
 }
 
 std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadline) {
@@ -238,7 +251,9 @@ StatusOr<Permit> Limiter::Acquire(TimePoint deadline, std::stop_token stop) {
     if (stop.stop_requested()) {
       waiter.state = Waiter::State::kFailed;
       waiter.failure = AcquireFailure::kCancelled;
-    } else if (!EnqueueLocked(waiter)) {
+    } else if (std::optional<TimePoint> wait_until = EnqueueLocked(waiter, deadline)) {
+      deadline = *wait_until;
+    } else {
       waiter.state = Waiter::State::kFailed;
       waiter.failure = AcquireFailure::kQueueFull;
     }

@@ -108,7 +108,10 @@ class AsyncAcquireOp {
       case Step::kStart:
         return Start(self);
       case Step::kQueue:
-        if (!Limiter::AsyncAccess::Enqueue(*limiter_, *state_)) {
+        if (std::optional<TimePoint> wait_until =
+                Limiter::AsyncAccess::Enqueue(*limiter_, *state_, deadline_)) {
+          deadline_ = *wait_until;  // Sooner than asked while the queue is standing.
+        } else {
           return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, AcquireFailure::kQueueFull));
         }
         state_->WatchStop(stop_);

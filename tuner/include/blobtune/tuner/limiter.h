@@ -78,6 +78,15 @@ struct LimiterOptions {
   size_t max_queue = 1024;
   // Default: FIFO.
   QueueOrder queue_order = QueueOrder::kFifo;
+  // Shedding under sustained overload (after CoDel and adaptive LIFO): once the wait queue has
+  // not been empty for `standing_queue_interval`, an acquirer that has to queue waits at most
+  // `standing_queue_wait`, whatever its deadline, and then fails with DEADLINE_EXCEEDED. A
+  // burst that drains within the interval still waits up to its deadline; a standing queue
+  // means more arrives than the limit lets through, and the excess is refused promptly instead
+  // of each request waiting out its whole deadline first. Default: off (Duration::max()).
+  Duration standing_queue_wait = Duration::max();
+  // Default: 100 ms. REQUIRES: >= 0, like standing_queue_wait.
+  Duration standing_queue_interval = std::chrono::milliseconds(100);
   // Completions per second below which every permit is timed. Above it, one permit in
   // `stride` (a power of two) is, so that about this many samples per second reach the
   // algorithm. Default: 20000 per second. REQUIRES: > 0.
@@ -196,9 +205,12 @@ class Limiter {
   // Grants free slots to queued waiters, in queue order.
   void GrantWaiters();
   void GrantWaitersLocked() REQUIRES(queue_mu_);
-  // Queues `w` and grants it a slot at once if one is free. False if the queue is full.
-  bool Enqueue(internal::Waiter& w) EXCLUDES(queue_mu_);
-  bool EnqueueLocked(internal::Waiter& w) REQUIRES(queue_mu_);
+  // Queues `w` and grants it a slot at once if one is free. Returns how long it may wait: its
+  // `deadline`, or sooner if the queue is standing (see standing_queue_wait); std::nullopt if
+  // the queue is full.
+  std::optional<TimePoint> Enqueue(internal::Waiter& w, TimePoint deadline) EXCLUDES(queue_mu_);
+  std::optional<TimePoint> EnqueueLocked(internal::Waiter& w, TimePoint deadline)
+      REQUIRES(queue_mu_);
   // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
   // passed; std::nullopt while it should keep waiting.
   std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
@@ -216,6 +228,8 @@ class Limiter {
   LimiterObserver* const observer_;
   const size_t max_queue_;
   const QueueOrder queue_order_;
+  const Duration standing_queue_wait_;
+  const Duration standing_queue_interval_;
   const double full_sampling_rate_;
   const std::string algorithm_name_;
 
@@ -250,12 +264,17 @@ class Limiter {
   // --- Waiting path.
   mutable Mutex queue_mu_;
   std::unique_ptr<internal::WaitQueue> queue_ PT_GUARDED_BY(queue_mu_);
+  // When the queue last went from empty to not empty.
+  TimePoint queue_busy_since_ GUARDED_BY(queue_mu_){};
 };
 
 class Limiter::AsyncAccess {
  public:
   static std::optional<Permit> TryAcquire(Limiter& limiter);
-  static bool Enqueue(Limiter& limiter, internal::Waiter& w) { return limiter.Enqueue(w); }
+  static std::optional<TimePoint> Enqueue(Limiter& limiter, internal::Waiter& w,
+                                          TimePoint deadline) {
+    return limiter.Enqueue(w, deadline);
+  }
   static std::optional<StatusOr<Permit>> Poll(Limiter& limiter, internal::Waiter& w,
                                               TimePoint deadline);
   // Fails `w` with CANCELLED if it still waits.
