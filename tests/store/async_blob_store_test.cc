@@ -391,6 +391,27 @@ TEST_F(AsyncBlobStoreTest, TheDeadlinePassesWhileWaitingForAPermit) {
       << "a put whose deadline passed in the queue must not reach the store";
 }
 
+TEST_F(AsyncBlobStoreTest, APutUnderAHeldPermitDoesNotWaitAndReportsOnIt) {
+  OutcomeObserver outcomes;
+  auto limiter = FixedLimiter(1, &outcomes);
+  AsyncBlobStore blobs(*store_, io_.get_executor(), reads_.get_executor(), limiter.get(),
+                       limiter.get());
+  std::optional<tuner::Permit> only = limiter->TryAcquire();  // The limiter's one slot.
+  ASSERT_TRUE(only.has_value());
+  std::optional<Status> put;
+  blobs.AsyncPut(*std::move(only), "incoming", "held", Bytes("early"),
+                 [&](Status s) { put.emplace(std::move(s)); });
+  EXPECT_FALSE(put.has_value()) << "completed inside the initiating call";
+  RunIo();
+  ASSERT_TRUE(put.has_value());
+  EXPECT_TRUE(put->ok()) << *put;
+  EXPECT_EQ(outcomes.count(PermitOutcome::kSuccess), 1);
+  EXPECT_EQ(limiter->inflight(), 0);
+  StatusOr<std::vector<std::byte>> got = store_->Get("incoming", "held");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(String(*got), "early");
+}
+
 TEST_F(AsyncBlobStoreTest, ErrorsPropagateAndTheirPermitsAreIgnored) {
   OutcomeObserver outcomes;
   auto limiter = FixedLimiter(2, &outcomes);

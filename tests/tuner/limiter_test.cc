@@ -100,6 +100,20 @@ TEST_F(LimiterTest, SuccessFeedsASampleMeasuredOnTheInjectedClock) {
   EXPECT_FALSE(samples[0].dropped);
 }
 
+TEST_F(LimiterTest, RestartTimingMeasuresTheLatencyFromThen) {
+  auto limiter = MakeLimiter(4);
+  std::optional<Permit> permit = limiter->TryAcquire();
+  clock_.Advance(milliseconds(5));  // E.g. the payload arriving: not the access.
+  const TimePoint access = clock_.Now();
+  permit->RestartTiming();
+  clock_.Advance(milliseconds(7));
+  permit->Success();
+  std::vector<Sample> samples = script_->Samples();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].start, access);
+  EXPECT_EQ(samples[0].latency, milliseconds(7));
+}
+
 TEST_F(LimiterTest, DroppedIsSampledAndIgnoredIsNot) {
   auto limiter = MakeLimiter(4);
   std::optional<Permit> dropped = limiter->TryAcquire();

@@ -278,6 +278,10 @@ void Limiter::CancelWaiters() {
 
 // --- Releasing and sampling ------------------------------------------------------------------
 
+void Permit::RestartTiming() noexcept {
+  if (limiter_ != nullptr && weight_ > 0) start_ = limiter_->clock_.Now();
+}
+
 void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
   if (limiter_ == nullptr) return;
   Limiter* limiter = std::exchange(limiter_, nullptr);

@@ -99,10 +99,13 @@ class AsyncWriteOp {
   AsyncWriteOp(BlobStore& store, tuner::Limiter* limiter,
                const boost::asio::any_io_executor& io, TimePoint deadline, WriteOp op)
       : store_(&store), limiter_(limiter), io_(io), deadline_(deadline), op_(std::move(op)) {}
+  // Under a permit the caller holds already: no wait.
+  AsyncWriteOp(BlobStore& store, tuner::Permit held, WriteOp op)
+      : store_(&store), limiter_(nullptr), held_(std::move(held)), op_(std::move(op)) {}
 
   template <typename Self>
   void operator()(Self& self) {
-    if (limiter_ == nullptr) return Submit(self, tuner::Permit());
+    if (limiter_ == nullptr) return Submit(self, std::move(held_));
     tuner::AsyncAcquire(*limiter_, io_, deadline_, std::move(self));
   }
 
@@ -150,6 +153,7 @@ class AsyncWriteOp {
   tuner::Limiter* limiter_;
   boost::asio::any_io_executor io_;
   TimePoint deadline_;
+  tuner::Permit held_;  // Empty unless the caller brought its permit.
   WriteOp op_;
 };
 
@@ -235,6 +239,19 @@ class AsyncBlobStore {
                 CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, void(Status)>(
         internal::AsyncWriteOp(store_, write_limiter_, io_, deadline,
+                               WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
+        token, io_);
+  }
+
+  // AsyncPut under a write permit the caller already holds (taken from write_limiter(); empty if
+  // there is none), e.g. one taken as soon as a request's header arrived, so that an
+  // overloaded server refuses a blob before receiving it. Nothing waits; the outcome is
+  // reported on `permit` as for AsyncPut. Completion: void(Status).
+  template <typename CompletionToken>
+  auto AsyncPut(tuner::Permit permit, std::string ns, std::string id,
+                std::vector<std::byte> bytes, CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, void(Status)>(
+        internal::AsyncWriteOp(store_, std::move(permit),
                                WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
         token, io_);
   }

@@ -122,6 +122,10 @@ class Permit {
   // Releases the permit without a sample.
   void Ignore() { Release(PermitOutcome::kIgnored, 0); }
 
+  // The access starts now: its latency is measured from here instead of from the grant (for a
+  // permit taken before its access could begin, e.g. while the payload was still arriving).
+  void RestartTiming() noexcept;
+
   // Permits in flight when this one was granted, counting itself.
   int inflight_at_grant() const noexcept { return inflight_; }
 
