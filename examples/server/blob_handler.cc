@@ -74,8 +74,33 @@ bool BlobHandler::KnowsNamespace(std::string_view ns) const {
          options_.namespaces.end();
 }
 
-asio::awaitable<Response> BlobHandler::Handle(Route route, std::vector<std::byte> body,
-                                              TimePoint deadline, bool keep_alive) {
+asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(TimePoint deadline) {
+  tuner::Limiter* writes = blobs_.write_limiter();
+  if (writes == nullptr) co_return tuner::Permit();
+  auto io = co_await asio::this_coro::executor;
+  StatusOr<tuner::Permit> permit =
+      co_await tuner::AsyncAcquire(*writes, io, deadline, asio::use_awaitable);
+  co_return permit;
+}
+
+asio::awaitable<Response> BlobHandler::Put(Route route, tuner::Permit permit,
+                                           std::vector<std::byte> body, bool keep_alive) {
+  const size_t size = body.size();
+  // The store access starts now; the wait for the body is not the store's latency.
+  permit.RestartTiming();
+  // GCC 12: no string temporaries in the full-expression of a co_await (they get destroyed
+  // twice); the arguments are named first.
+  std::string ns = route.ns;
+  std::string id = route.id;
+  Status put = co_await blobs_.AsyncPut(std::move(permit), std::move(ns), std::move(id),
+                                        std::move(body), asio::use_awaitable);
+  if (!put.ok()) co_return ErrorResponse(put, options_.retry_after_seconds, keep_alive);
+  co_return TextResponse(http::status::created,
+                         "stored " + BlobName(route) + " (" + std::to_string(size) + " bytes)",
+                         keep_alive);
+}
+
+asio::awaitable<Response> BlobHandler::Handle(Route route, TimePoint deadline, bool keep_alive) {
   const int retry = options_.retry_after_seconds;
   switch (route.kind) {
     case RouteKind::kHealth:
@@ -86,20 +111,8 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, std::vector<std::byte
     case RouteKind::kMetrics:
       co_return TextResponse(http::status::ok, registry_.TextExposition(), keep_alive,
                              "text/plain; version=0.0.4; charset=utf-8");
-    case RouteKind::kPutBlob: {
-      const size_t size = body.size();
-      // GCC 12: no string temporaries in the full-expression of a co_await (they get destroyed
-      // twice); the arguments are named first.
-      std::string ns = route.ns;
-      std::string id = route.id;
-      Status put = co_await blobs_.AsyncPut(std::move(ns), std::move(id), std::move(body),
-                                            deadline, asio::use_awaitable);
-      if (!put.ok()) co_return ErrorResponse(put, retry, keep_alive);
-      co_return TextResponse(http::status::created,
-                             "stored " + BlobName(route) + " (" + std::to_string(size) + " bytes)",
-                             keep_alive);
-    }
     case RouteKind::kGetBlob: {
+      // See Put(): the arguments are named first.
       std::string ns = route.ns;
       std::string id = route.id;
       StatusOr<std::vector<std::byte>> got = co_await blobs_.AsyncGet(
@@ -124,6 +137,7 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, std::vector<std::byte
       Response response = co_await List(route, deadline, keep_alive);
       co_return response;
     }
+    case RouteKind::kPutBlob:  // Put() stores blobs.
     case RouteKind::kMethodNotAllowed:
       break;
   }

@@ -3,7 +3,10 @@
 // pool, /metrics from the registry, /healthz from the draining flag.
 //
 //   BlobHandler handler(blobs, registry, reads.get_executor(), options, &draining);
-//   Response r = co_await handler.Handle(route, std::move(body), deadline, keep_alive);
+//   Response r = co_await handler.Handle(route, deadline, keep_alive);   // all but PUT
+//   StatusOr<tuner::Permit> permit = co_await handler.AcquireWritePermit(deadline);
+//   ... receive the body ...
+//   Response r = co_await handler.Put(route, *std::move(permit), std::move(body), keep_alive);
 //
 // Thread-safety: Handle() runs on the server's event-loop thread (its coroutines resume there);
 // the handler holds no mutable state of its own.
@@ -23,6 +26,8 @@
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/status_or.h"
 #include "http_response.h"
 #include "request_target.h"
 #include "server_options.h"
@@ -42,10 +47,16 @@ class BlobHandler {
   // Whether `ns` is one of the server's namespaces.
   bool KnowsNamespace(std::string_view ns) const;
 
-  // The answer to `route` (not kMethodNotAllowed); `body` is a PUT's bytes. `deadline` bounds the
+  // The answer to `route` (not kMethodNotAllowed, not kPutBlob: see Put). `deadline` bounds the
   // wait for a store permit.
-  boost::asio::awaitable<Response> Handle(Route route, std::vector<std::byte> body,
-                                          TimePoint deadline, bool keep_alive);
+  boost::asio::awaitable<Response> Handle(Route route, TimePoint deadline, bool keep_alive);
+
+  // A PUT comes in two steps, so that a blob the store cannot take now is refused before it is
+  // received: a write permit, waited for until `deadline` (its failure is the Status to answer
+  // with), then, once the body is in, Put() stores `body` under it.
+  boost::asio::awaitable<StatusOr<tuner::Permit>> AcquireWritePermit(TimePoint deadline);
+  boost::asio::awaitable<Response> Put(Route route, tuner::Permit permit,
+                                       std::vector<std::byte> body, bool keep_alive);
 
  private:
   boost::asio::awaitable<Response> Head(const Route& route, TimePoint deadline, bool keep_alive);

@@ -45,6 +45,8 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   limiter.observer = observer;
   limiter.max_queue = options.max_queue;
   limiter.queue_order = options.queue_order;
+  limiter.standing_queue_wait = options.shed_wait;
+  limiter.standing_queue_interval = options.wait_deadline;
   return tuner::Limiter::Create(std::move(limiter));
 }
 
@@ -61,9 +63,7 @@ class BlobServer::Impl {
     StatusOr<metrics::StoreMetrics*> store_metrics = registry_.AddStore("blobs");
     StatusOr<metrics::LimiterMetrics*> read_metrics = registry_.AddLimiter("read");
     StatusOr<metrics::LimiterMetrics*> write_metrics = registry_.AddLimiter("write");
-    StatusOr<metrics::LimiterMetrics*> admission_metrics = registry_.AddLimiter("admission");
-    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok() ||
-        !admission_metrics.ok()) {
+    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok()) {
       return Status::Internal("cannot register the server's metrics");
     }
     store::StoreOptions store_options;
@@ -82,13 +82,6 @@ class BlobServer::Impl {
     StatusOr<std::unique_ptr<tuner::Limiter>> writes = MakeLimiter(options_, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
-    if (options_.admission_limiter) {
-      StatusOr<std::unique_ptr<tuner::Limiter>> admission =
-          MakeLimiter(options_, *admission_metrics);
-      if (!admission.ok()) return admission.status();
-      admission_limiter_ = *std::move(admission);
-      links_[3] = (*admission_metrics)->Attach(*admission_limiter_);
-    }
     links_[0] = (*store_metrics)->Attach(*store_);
     links_[1] = (*read_metrics)->Attach(*read_limiter_);
     links_[2] = (*write_metrics)->Attach(*write_limiter_);
@@ -99,8 +92,7 @@ class BlobServer::Impl {
                                                      read_limiter_.get(), write_limiter_.get());
     handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, read_pool_->get_executor(),
                                              options_, &draining_);
-    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, admission_limiter_.get(),
-                                           &draining_);
+    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, &draining_);
     return Listen();
   }
 
@@ -171,8 +163,7 @@ class BlobServer::Impl {
   std::unique_ptr<store::BlobStore> store_;
   std::unique_ptr<tuner::Limiter> read_limiter_;
   std::unique_ptr<tuner::Limiter> write_limiter_;
-  std::unique_ptr<tuner::Limiter> admission_limiter_;  // Null without options.admission_limiter.
-  metrics::Attachment links_[4];
+  metrics::Attachment links_[3];
   std::unique_ptr<asio::thread_pool> read_pool_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<store::AsyncBlobStore> blobs_;

@@ -9,6 +9,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
@@ -55,6 +56,26 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
   stream.close();
 }
 
+// Reads and drops the `length` bytes of a refused request's body (those already in `buffer`
+// first), so that the connection can take the next request: cheaper for both sides than a
+// close and a new connection. False if they did not all arrive within `timeout`.
+asio::awaitable<bool> DiscardBody(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                  uint64_t length, std::chrono::milliseconds timeout) {
+  const size_t buffered = static_cast<size_t>(std::min<uint64_t>(length, buffer.size()));
+  buffer.consume(buffered);
+  uint64_t left = length - buffered;
+  stream.expires_after(timeout);
+  while (left > 0) {
+    error_code ec;
+    const size_t received = co_await stream.async_read_some(
+        buffer.prepare(static_cast<size_t>(std::min<uint64_t>(left, kBodyReceiveBytes))),
+        asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return false;
+    left -= received;
+  }
+  co_return true;
+}
+
 // The answer to a request whose header could not be parsed, or nothing when the connection just
 // ended (closed by the client, timed out, cancelled by a shutdown).
 std::optional<Response> AnswerToBadHeader(const error_code& ec) {
@@ -92,8 +113,8 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                                                        HeaderParser& header, ConnectionHub& hub) {
   const ServerOptions& options = hub.options();
   const int retry = options.retry_after_seconds;
-  // The wait budget starts when the header is in: time spent reading the body or queued behind
-  // other work on this thread counts against it, so an overloaded server answers 503 on time.
+  // The wait budget starts when the header is in: time queued behind other work on this thread
+  // counts against it, so an overloaded server answers 503 on time.
   const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
   // Everything needed from the header is copied out now: a body parser takes `header` over.
   const http::verb method = header.get().method();
@@ -124,68 +145,64 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                            keep_alive);
   }
 
-  std::optional<tuner::Permit> admitted;
-  if (route->kind != RouteKind::kHealth && route->kind != RouteKind::kMetrics &&
-      hub.admission() != nullptr) {
-    admitted = hub.admission()->TryAcquire();
-    if (!admitted) {
-      co_return UnavailableResponse(
-          "overloaded: " + std::to_string(hub.admission()->inflight()) +
-              " requests in progress, the most the server admits now",
-          retry, keep_alive);
+  if (route->kind != RouteKind::kPutBlob) {
+    stream.expires_never();  // The wait deadline and the store bound the handler.
+    Response response = co_await hub.handler().Handle(*std::move(route), deadline, keep_alive);
+    co_return response;
+  }
+
+  const std::string too_large = "blob is over the maximum of " +
+                                std::to_string(options.max_blob_size_bytes) + " bytes";
+  if (length && *length > options.max_blob_size_bytes) {
+    // Refused from the header alone: the body is never read.
+    co_return TextResponse(http::status::payload_too_large,
+                           too_large + " (Content-Length " + std::to_string(*length) + ")",
+                           /*keep_alive=*/false);
+  }
+  // The write permit before the body: a blob the store cannot take within the deadline is
+  // refused before it is received (a client that sent "Expect: 100-continue" never sends it).
+  stream.expires_never();
+  StatusOr<tuner::Permit> permit = co_await hub.handler().AcquireWritePermit(deadline);
+  if (!permit.ok()) {
+    // A body of known length that is on its way anyway is dropped and the connection goes on;
+    // one that may never come (the client waits for 100 Continue) or has no length ends it.
+    if (length && has_body && client_keep_alive && !expects_continue) {
+      if (!co_await DiscardBody(stream, buffer, *length, options.body_timeout)) co_return std::nullopt;
+      co_return ErrorResponse(permit.status(), retry, /*keep_alive=*/true);
     }
+    co_return ErrorResponse(permit.status(), retry, keep_alive);
   }
 
   std::vector<std::byte> body;
   bool answer_keep_alive = keep_alive;
-  if (route->kind == RouteKind::kPutBlob) {
-    const std::string too_large = "blob is over the maximum of " +
-                                  std::to_string(options.max_blob_size_bytes) + " bytes";
-    if (length && *length > options.max_blob_size_bytes) {
-      // Refused from the header alone: the body is never read.
-      co_return TextResponse(http::status::payload_too_large,
-                             too_large + " (Content-Length " + std::to_string(*length) + ")",
-                             /*keep_alive=*/false);
-    }
-    if (has_body) {
-      if (expects_continue) {
-        http::response<http::empty_body> go_on{http::status::continue_, 11};
-        error_code ec;
-        stream.expires_after(options.write_timeout);
-        co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
-        if (ec) co_return std::nullopt;
-      }
-      BodyParser parser(std::move(header));
-      parser.body_limit(options.max_blob_size_bytes);
-      // Beast receives at most the buffer's free capacity (but at least 512 bytes) at a time,
-      // and the parser empties the buffer as fast as it fills: left at the header's size, the
-      // buffer takes a 64 KiB body in ~128 receives (measured: 160 recvmsg calls per PUT).
-      buffer.reserve(kBodyReceiveBytes);
+  if (has_body) {
+    if (expects_continue) {
+      http::response<http::empty_body> go_on{http::status::continue_, 11};
       error_code ec;
-      stream.expires_after(options.body_timeout);
-      co_await http::async_read(stream, buffer, parser,
-                                asio::redirect_error(asio::use_awaitable, ec));
-      if (ec == http::error::body_limit) {  // Chunked: found out while reading.
-        co_return TextResponse(http::status::payload_too_large, too_large, /*keep_alive=*/false);
-      }
-      if (ec) co_return std::nullopt;  // Timed out or closed mid-body: nobody to answer.
-      body = std::move(parser.get().body());
-      answer_keep_alive = client_keep_alive;
+      stream.expires_after(options.write_timeout);
+      co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return std::nullopt;
     }
-  }
-  stream.expires_never();  // The wait deadline and the store bound the handler.
-  Response response = co_await hub.handler().Handle(*std::move(route), std::move(body), deadline,
-                                                    answer_keep_alive);
-  if (admitted) {
-    // A 503 inside means the store was overloaded: the admission limit was too high. Client
-    // errors say nothing about the load.
-    const unsigned code = response.result_int();
-    if (code == 503) {
-      admitted->Dropped();
-    } else if (code < 400 || code == 404) {
-      admitted->Success(response.body().size());
+    BodyParser parser(std::move(header));
+    parser.body_limit(options.max_blob_size_bytes);
+    // Beast receives at most the buffer's free capacity (but at least 512 bytes) at a time,
+    // and the parser empties the buffer as fast as it fills: left at the header's size, the
+    // buffer takes a 64 KiB body in ~128 receives (measured: 160 recvmsg calls per PUT).
+    buffer.reserve(kBodyReceiveBytes);
+    error_code ec;
+    stream.expires_after(options.body_timeout);
+    co_await http::async_read(stream, buffer, parser,
+                              asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == http::error::body_limit) {  // Chunked: found out while reading.
+      co_return TextResponse(http::status::payload_too_large, too_large, /*keep_alive=*/false);
     }
+    if (ec) co_return std::nullopt;  // Timed out or closed mid-body: nobody to answer.
+    body = std::move(parser.get().body());
+    answer_keep_alive = client_keep_alive;
   }
+  stream.expires_never();  // The store bounds the commit.
+  Response response = co_await hub.handler().Put(*std::move(route), *std::move(permit),
+                                                 std::move(body), answer_keep_alive);
   co_return response;
 }
 

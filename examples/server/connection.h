@@ -10,12 +10,13 @@
 //   ...
 //   hub.StartDraining();   // idle connections close now, busy ones after their answer
 //
-// Admission: a blob request (not /metrics or /healthz) takes a permit of the admission limiter
-// with TryAcquire as soon as its header is routed, before its body is read, and holds it until
-// its answer is ready; without one it is answered 503 at once, its body unread (the connection
-// closes). The limiter's algorithm tunes how many requests are in progress, body transfers
-// included, so that under overload the excess costs a header parse instead of a body read and a
-// wait. A client that sends its body slowly holds a permit for up to body_timeout.
+// Admission: a PUT waits for its write permit (until the wait deadline) as soon as its header
+// is routed, before its body is read; refused, it is answered 503 with its body unread (the
+// connection closes) and a client that sent "Expect: 100-continue" never sends it. Under
+// overload the excess thus costs a header parse instead of a body transfer. The permit bounds
+// the concurrency of the whole write, body transfer included; the latency the write limiter's
+// algorithm sees starts when the body is in. A client that sends its body slowly holds a
+// permit for up to body_timeout.
 //
 // Timeouts: waiting for a request, its whole header must arrive within header_timeout (so a
 // slowloris client that trickles header bytes is cut off); its body within body_timeout; the
@@ -38,7 +39,6 @@
 #include <list>
 
 #include "blob_handler.h"
-#include "blobtune/tuner/limiter.h"
 #include "server_options.h"
 
 namespace blobtune::server {
@@ -53,10 +53,8 @@ class ConnectionHub {
   using Handle = std::list<Entry>::iterator;
 
   // `draining` is shared with whoever else must know (the /healthz handler); set here only.
-  // `admission` (may be null) gates blob requests as soon as their header is in.
-  ConnectionHub(const ServerOptions& options, BlobHandler& handler, tuner::Limiter* admission,
-                std::atomic<bool>* draining)
-      : options_(options), handler_(handler), admission_(admission), draining_(draining) {}
+  ConnectionHub(const ServerOptions& options, BlobHandler& handler, std::atomic<bool>* draining)
+      : options_(options), handler_(handler), draining_(draining) {}
   ConnectionHub(const ConnectionHub&) = delete;
   ConnectionHub& operator=(const ConnectionHub&) = delete;
   ~ConnectionHub() = default;
@@ -79,12 +77,10 @@ class ConnectionHub {
 
   const ServerOptions& options() const noexcept { return options_; }
   BlobHandler& handler() noexcept { return handler_; }
-  tuner::Limiter* admission() noexcept { return admission_; }
 
  private:
   const ServerOptions& options_;
   BlobHandler& handler_;
-  tuner::Limiter* admission_;
   std::list<Entry> live_;
   std::atomic<bool>* draining_;
   std::function<void()> on_empty_;

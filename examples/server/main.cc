@@ -88,8 +88,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string max_blob = "4M";
   std::string queue_order = "lifo";
   std::string durability = "durable";
-  std::string admission = "off";
   int64_t wait_ms = options->wait_deadline.count();
+  int64_t shed_ms = options->shed_wait.count();
   int64_t header_ms = options->header_timeout.count();
   int64_t body_ms = options->body_timeout.count();
   int64_t grace_ms = options->shutdown_grace.count();
@@ -115,9 +115,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "fixed:limit=8 (default: the library's default, knee)")(
       "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
-      "admission", po::value(&admission)->default_value(admission),
-      "on: an adaptive limiter admits blob requests as soon as their header is in (the excess "
-      "gets 503 before its body is read); off: only the store limiters")(
+      "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),
+      "once a limiter's queue has stood for a whole wait deadline, how long a new request may "
+      "wait (>= the wait deadline: off)")(
       "max-queue", po::value(&options->max_queue)->default_value(options->max_queue),
       "requests that may wait for a permit at once, per limiter; more get 503 at once")(
       "queue-order", po::value(&queue_order)->default_value(queue_order),
@@ -172,11 +172,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   } else {
     return bad("--durability must be durable, nometasync or nosync, not '" + durability + "'");
   }
-  if (admission != "on" && admission != "off") {
-    return bad("--admission must be on or off, not '" + admission + "'");
-  }
-  options->admission_limiter = admission == "on";
   options->wait_deadline = std::chrono::milliseconds(wait_ms);
+  options->shed_wait = std::chrono::milliseconds(shed_ms);
   options->header_timeout = std::chrono::milliseconds(header_ms);
   options->body_timeout = std::chrono::milliseconds(body_ms);
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);

@@ -20,6 +20,7 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument("header, body and write timeouts must be > 0");
   }
   if (wait_deadline.count() < 0) return Status::InvalidArgument("wait_deadline must be >= 0");
+  if (shed_wait.count() < 0) return Status::InvalidArgument("shed_wait must be >= 0");
   if (retry_after_seconds < 0) return Status::InvalidArgument("retry_after_seconds must be >= 0");
   if (read_threads < 1 || read_threads > 256) {
     return Status::InvalidArgument("read_threads must be 1..256");

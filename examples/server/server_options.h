@@ -48,16 +48,16 @@ struct ServerOptions {
   // How long a request may wait for a store permit, counted from the end of its header (so the
   // body's transfer counts too); past it: 503 with Retry-After. Default: 100 ms.
   std::chrono::milliseconds wait_deadline{100};
+  // Once a limiter's queue has not been empty for a whole wait_deadline (sustained overload), a
+  // request that has to queue waits at most this long before its 503 (see
+  // tuner::LimiterOptions::standing_queue_wait): the excess is refused promptly while bursts
+  // still wait up to wait_deadline. A value >= wait_deadline turns this off. Default: 10 ms.
+  std::chrono::milliseconds shed_wait{10};
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;
   // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
   // "gradient2", ...); "" for the library's default. Default: "".
   std::string algorithm;
-  // Gate blob requests with a third adaptive limiter as soon as their header is in (see
-  // connection.h): under overload the excess is refused before its body is read. Off by default:
-  // in series with the store limiters, both settle low (measured: closed-loop 64 KiB PUTs at
-  // ~210/s with it, ~420/s without). Default: false.
-  bool admission_limiter = false;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
   size_t max_queue = 256;
   // Which waiter a freed permit goes to. LIFO under overload: fresh requests are served within

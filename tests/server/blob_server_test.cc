@@ -175,7 +175,7 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
         auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
                       .count();
-        // Refused by admission before its body was read, the connection closes.
+        // Refused before its body was read, the connection closes.
         if (!r.keep_alive()) client.reset();
         if (r.result_int() == 201) {
           ++created;
@@ -200,22 +200,24 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
   EXPECT_LT(slowest_503_us.load(), 1'000'000);
 }
 
-TEST_F(BlobServerTest, AdmissionRefusesAPutBeforeReadingItsBody) {
+TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
   ServerOptions options;
-  options.admission_limiter = true;
   options.algorithm = "fixed:limit=1";
+  options.wait_deadline = 200ms;
   Start(options);
-  // The only admission permit: a PUT whose body is still on its way.
+  // The only write permit: a PUT whose body is still on its way.
   TestClient holder(port());
   holder.WriteRaw("PUT /blobs/default/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nsl");
   std::this_thread::sleep_for(100ms);
   TestClient refused(port());
-  refused.WriteRaw("PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+  refused.WriteRaw("PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                   "Expect: 100-continue\r\n\r\n");
   HttpResponse answer = refused.Read();  // Comes without the 100 bytes being sent.
   EXPECT_EQ(answer.result_int(), 503);
   EXPECT_EQ(answer[http::field::retry_after], "1");
   EXPECT_FALSE(answer.keep_alive());
-  EXPECT_NE(answer.body().find("requests in progress"), std::string::npos) << answer.body();
+  EXPECT_NE(answer.body().find("no permit before the deadline"), std::string::npos)
+      << answer.body();
   holder.WriteRaw("ow");
   EXPECT_EQ(holder.Read().result_int(), 201);
   // Health and metrics never need a permit.

@@ -7,7 +7,7 @@
 # Usage: tests/server/overload.sh --bin-dir build/bin [--seconds 60] [--factor 4]
 #          [--capacity-seconds 5] [--deadline-ms 100] [--algorithm SPEC] [--size 4096]
 #          [--max-rss-mb 1024] [--put-fraction 0.5] [--no-latency-check]
-#          [--server-arg ARG]...   (passed on to blobtune-server, e.g. --server-arg --admission=on)
+#          [--server-arg ARG]...   (passed on to blobtune-server, e.g. --server-arg --shed-wait-ms=100)
 set -euo pipefail
 
 bin_dir=""
