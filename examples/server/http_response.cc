@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/limiter.h"
 
 namespace blobtune::server {
 
@@ -49,11 +50,10 @@ http::status HttpStatusOf(const Status& status) {
     case StatusCode::kCancelled:  // Waiters cancelled or the store closing: shutting down.
       return http::status::service_unavailable;
     case StatusCode::kResourceExhausted:
-      // The limiter says "wait queue is full" and the store's overload messages are known to
-      // IsOverload; the remaining RESOURCE_EXHAUSTED is a map at its maximum size (a blob over
-      // the maximum never gets here: the server refuses it from its Content-Length).
-      if (store::IsOverload(status) || status.message().find("wait queue") != std::string::npos ||
-          status.message().find("no permit") != std::string::npos) {
+      // Load (a limiter's full queue, the store's full write queue or reader table) is 503; the
+      // remaining RESOURCE_EXHAUSTED is a map at its maximum size (a blob over the maximum
+      // never gets here: the server refuses it from its Content-Length).
+      if (store::IsOverload(status) || tuner::IsLimiterOverload(status)) {
         return http::status::service_unavailable;
       }
       return http::status::insufficient_storage;

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "blobtune/tuner/algorithm_registry.h"
@@ -25,6 +26,11 @@ constexpr Duration kMaxSampleGap = std::chrono::milliseconds(20);
 constexpr uint64_t kOverdueCheckEvery = 4;
 // Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
 constexpr uint32_t kEstimatesEverySamples = 256;
+
+// How the messages of Failure() start, for IsLimiterOverload.
+constexpr std::string_view kTimeoutMessage = "no permit before the deadline";
+constexpr std::string_view kQueueFullMessage = "the limiter's wait queue is full";
+constexpr std::string_view kRejectedMessage = "no permit free";
 
 // A blocking acquirer's queue node: it sleeps on its own condition variable.
 struct BlockingWaiter final : Waiter {
@@ -136,16 +142,28 @@ StatusOr<Permit> Limiter::Failure(AcquireFailure why) {
                       " in flight, " + std::to_string(queue_length()) + " waiting)";
   switch (why) {
     case AcquireFailure::kTimeout:
-      return Status::DeadlineExceeded("no permit before the deadline" + where);
+      return Status::DeadlineExceeded(std::string(kTimeoutMessage) + where);
     case AcquireFailure::kCancelled:
       return Status::Cancelled("acquire cancelled while waiting for a permit" + where);
     case AcquireFailure::kQueueFull:
-      return Status::ResourceExhausted("the limiter's wait queue is full (max_queue " +
+      return Status::ResourceExhausted(std::string(kQueueFullMessage) + " (max_queue " +
                                        std::to_string(max_queue_) + ")" + where);
     case AcquireFailure::kRejected:
       break;
   }
-  return Status::ResourceExhausted("no permit free" + where);
+  return Status::ResourceExhausted(std::string(kRejectedMessage) + where);
+}
+
+bool IsLimiterOverload(const Status& status) noexcept {
+  const std::string_view message = status.message();
+  switch (status.code()) {
+    case StatusCode::kDeadlineExceeded:
+      return message.starts_with(kTimeoutMessage);
+    case StatusCode::kResourceExhausted:
+      return message.starts_with(kQueueFullMessage) || message.starts_with(kRejectedMessage);
+    default:
+      return false;
+  }
 }
 
 void Limiter::GrantWaiters() {
