@@ -106,77 +106,64 @@ std::string NamespaceList(const ServerOptions& options) {
   return out;
 }
 
-// Reads the rest of the request whose header `header` holds (a PUT's body, if it fits) and has
-// the handler answer it. Nothing when the connection has to end without an answer.
-asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream,
-                                                       beast::flat_buffer& buffer,
-                                                       HeaderParser& header, ConnectionHub& hub) {
-  const ServerOptions& options = hub.options();
-  const int retry = options.retry_after_seconds;
-  // The wait budget starts when the header is in: time queued behind other work on this thread
-  // counts against it, so an overloaded server answers 503 on time.
-  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
-  // Everything needed from the header is copied out now: a body parser takes `header` over.
-  const http::verb method = header.get().method();
-  const std::string target(header.get().target());
-  const bool client_keep_alive = header.get().keep_alive();
-  const bool expects_continue = beast::iequals(header.get()[http::field::expect], "100-continue");
-  std::optional<uint64_t> length;
-  if (const auto declared = header.content_length()) length = *declared;
-  const bool has_body = header.chunked() || length.value_or(0) > 0;
+// What answering needs from a request's header, copied out before a body parser takes the
+// header over.
+struct RequestHead {
+  explicit RequestHead(const HeaderParser& header)
+      : method(header.get().method()),
+        target(header.get().target()),
+        client_keep_alive(header.get().keep_alive()),
+        expects_continue(beast::iequals(header.get()[http::field::expect], "100-continue")) {
+    if (const auto declared = header.content_length()) length = *declared;
+    has_body = header.chunked() || length.value_or(0) > 0;
+  }
   // A body we do not read would be taken for the next request: answer it and close.
-  const bool keep_alive = client_keep_alive && !has_body;
+  bool keep_alive_unread() const { return client_keep_alive && !has_body; }
 
-  StatusOr<Route> route = ParseRoute(method, target);
-  if (!route.ok()) co_return ErrorResponse(route.status(), retry, keep_alive);
-  if (route->kind == RouteKind::kMethodNotAllowed) {
-    Response response = TextResponse(
-        http::status::method_not_allowed,
-        "method " + std::string(http::to_string(method)) + " is not allowed here; allowed: " +
-            route->allow,
-        keep_alive);
-    response.set(http::field::allow, route->allow);
-    co_return response;
-  }
-  if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
-    co_return TextResponse(http::status::bad_request,
-                           "unknown namespace '" + route->ns + "'; this server has: " +
-                               NamespaceList(options),
-                           keep_alive);
-  }
+  http::verb method;
+  std::string target;
+  bool client_keep_alive;
+  bool expects_continue;
+  std::optional<uint64_t> length;  // Content-Length, if declared.
+  bool has_body = false;
+};
 
-  if (route->kind != RouteKind::kPutBlob) {
-    stream.expires_never();  // The wait deadline and the store bound the handler.
-    Response response = co_await hub.handler().Handle(*std::move(route), deadline, keep_alive);
-    co_return response;
-  }
-
+// A routed PUT: its write permit first (waited for until `deadline`), then its body, then the
+// store. A blob the store cannot take in time is refused before it is received: a client that
+// sent "Expect: 100-continue" never sends it, and one already on its way is dropped. Nothing
+// when the connection has to end without an answer.
+asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream,
+                                                       beast::flat_buffer& buffer,
+                                                       HeaderParser& header, const RequestHead& head,
+                                                       Route route, TimePoint deadline,
+                                                       ConnectionHub& hub) {
+  const ServerOptions& options = hub.options();
   const std::string too_large = "blob is over the maximum of " +
                                 std::to_string(options.max_blob_size_bytes) + " bytes";
-  if (length && *length > options.max_blob_size_bytes) {
+  if (head.length && *head.length > options.max_blob_size_bytes) {
     // Refused from the header alone: the body is never read.
     co_return TextResponse(http::status::payload_too_large,
-                           too_large + " (Content-Length " + std::to_string(*length) + ")",
+                           too_large + " (Content-Length " + std::to_string(*head.length) + ")",
                            /*keep_alive=*/false);
   }
-  // The write permit before the body: a blob the store cannot take within the deadline is
-  // refused before it is received (a client that sent "Expect: 100-continue" never sends it).
-  stream.expires_never();
+  stream.expires_never();  // The wait deadline bounds the wait.
   StatusOr<tuner::Permit> permit = co_await hub.handler().AcquireWritePermit(deadline);
   if (!permit.ok()) {
     // A body of known length that is on its way anyway is dropped and the connection goes on;
     // one that may never come (the client waits for 100 Continue) or has no length ends it.
-    if (length && has_body && client_keep_alive && !expects_continue) {
-      if (!co_await DiscardBody(stream, buffer, *length, options.body_timeout)) co_return std::nullopt;
+    const int retry = options.retry_after_seconds;
+    if (head.length && head.has_body && head.client_keep_alive && !head.expects_continue) {
+      if (!co_await DiscardBody(stream, buffer, *head.length, options.body_timeout)) {
+        co_return std::nullopt;
+      }
       co_return ErrorResponse(permit.status(), retry, /*keep_alive=*/true);
     }
-    co_return ErrorResponse(permit.status(), retry, keep_alive);
+    co_return ErrorResponse(permit.status(), retry, head.keep_alive_unread());
   }
 
   std::vector<std::byte> body;
-  bool answer_keep_alive = keep_alive;
-  if (has_body) {
-    if (expects_continue) {
+  if (head.has_body) {
+    if (head.expects_continue) {
       http::response<http::empty_body> go_on{http::status::continue_, 11};
       error_code ec;
       stream.expires_after(options.write_timeout);
@@ -198,11 +185,50 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     }
     if (ec) co_return std::nullopt;  // Timed out or closed mid-body: nobody to answer.
     body = std::move(parser.get().body());
-    answer_keep_alive = client_keep_alive;
   }
   stream.expires_never();  // The store bounds the commit.
-  Response response = co_await hub.handler().Put(*std::move(route), *std::move(permit),
-                                                 std::move(body), answer_keep_alive);
+  Response response = co_await hub.handler().Put(std::move(route), *std::move(permit),
+                                                 std::move(body), head.client_keep_alive);
+  co_return response;
+}
+
+// Answers the request whose header `header` holds, reading a PUT's body if it is admitted.
+// Nothing when the connection has to end without an answer.
+asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream,
+                                                       beast::flat_buffer& buffer,
+                                                       HeaderParser& header, ConnectionHub& hub) {
+  const ServerOptions& options = hub.options();
+  const int retry = options.retry_after_seconds;
+  // The wait budget starts when the header is in: time queued behind other work on this thread
+  // counts against it, so an overloaded server answers 503 on time.
+  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
+  const RequestHead head(header);
+  const bool keep_alive = head.keep_alive_unread();
+
+  StatusOr<Route> route = ParseRoute(head.method, head.target);
+  if (!route.ok()) co_return ErrorResponse(route.status(), retry, keep_alive);
+  if (route->kind == RouteKind::kMethodNotAllowed) {
+    Response response = TextResponse(
+        http::status::method_not_allowed,
+        "method " + std::string(http::to_string(head.method)) + " is not allowed here; allowed: " +
+            route->allow,
+        keep_alive);
+    response.set(http::field::allow, route->allow);
+    co_return response;
+  }
+  if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
+    co_return TextResponse(http::status::bad_request,
+                           "unknown namespace '" + route->ns + "'; this server has: " +
+                               NamespaceList(options),
+                           keep_alive);
+  }
+  if (route->kind == RouteKind::kPutBlob) {
+    std::optional<Response> response =
+        co_await ReceiveAndPut(stream, buffer, header, head, *std::move(route), deadline, hub);
+    co_return response;
+  }
+  stream.expires_never();  // The wait deadline and the store bound the handler.
+  Response response = co_await hub.handler().Handle(*std::move(route), deadline, keep_alive);
   co_return response;
 }
 
