@@ -73,6 +73,7 @@ TEST(KneeLimitConfigTest, RegistryBuildsItWithParameters) {
 // A saturated closed loop in front of a resource that holds `knee` accesses without queueing:
 // every access takes max(w0, inflight * service) (queueing past the knee), and the loop keeps
 // `limit` accesses in flight. Time advances by one latency per round of `limit` completions.
+// With a jitter j, accesses alternately take (1 - j) and (1 + j) times that (a cv of j).
 class ClosedLoop {
  public:
   ClosedLoop(Duration w0, Duration service) : w0_(w0), service_(service) {}
@@ -88,7 +89,9 @@ class ClosedLoop {
       for (int i = 0; i < limit; ++i) {
         // Completions spread over the round; each was granted one latency before it ended.
         const Duration end = now_ + latency * (i + 1) / limit;
-        algorithm.Update(Success(end - latency, latency, limit));
+        const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
+        const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
+        algorithm.Update(Success(end - taken, taken, limit));
         max_limit = std::max(max_limit, algorithm.limit());
       }
       now_ += latency;
@@ -98,11 +101,13 @@ class ClosedLoop {
 
   void set_w0(Duration w0) { w0_ = w0; }
   void set_service(Duration service) { service_ = service; }
+  void set_jitter(double jitter) { jitter_ = jitter; }
   Duration now() const { return now_; }
 
  private:
   Duration w0_;
   Duration service_;
+  double jitter_ = 0;
   Duration now_ = 1s;
 };
 
@@ -232,9 +237,11 @@ std::pair<int, int> RunUntilProbing(KneeLimit& knee, ClosedLoop& loop, int round
   return {0, lowest};
 }
 
-// Runs the loop until the probe's window closes.
+// Runs the loop until the probe's window closes (or, for a re-check, its last probe's).
 void FinishProbe(KneeLimit& knee, ClosedLoop& loop) {
-  for (int round = 0; round < 5 && knee.estimates().state == "probing"; ++round) loop.Run(knee, 1);
+  for (int round = 0; round < 40 && knee.estimates().state == "probing"; ++round) {
+    loop.Run(knee, 1);
+  }
 }
 
 TEST(KneeLimitTest, FollowsALongerRoundTripWithAShallowProbe) {
@@ -319,18 +326,23 @@ int RaiseBaselineTenfold(KneeLimit& knee, ClosedLoop& loop) {
 TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
-  const int raised = RaiseBaselineTenfold(knee, loop);
+  const int raised = RaiseBaselineTenfold(knee, loop);  // 106.
   // The round trip recovers. At the raised limit the queue now hides it: latency is
   // limit * 1 ms, about the 100 ms of the baseline, at the same goodput, and the limit does
   // not move. Nothing but a probe can tell; the baseline is 10x the lowest ever measured
   // (> 1.5x), so every 1024 windows (doubling while confirmed) a shallow probe halves the
-  // limit. The first one sees ceil(raised / 2) ms, below 0.8 x 100 ms: the new baseline.
+  // limit. The first one, at 53, sees 53 ms, below 0.8 x 100 ms: our queue. The re-check
+  // halves again while latency keeps falling by more than a fifth: 27 sees 27 ms (< 42.4),
+  // 14 sees 14 ms (< 21.6), 7 sees the 10 ms round trip (< 11.2), 4 sees 10 ms too (not
+  // < 8): the baseline is 10 ms, and slow start resumes from 4.
   loop.set_w0(10ms);
   ASSERT_EQ(RunUntilProbing(knee, loop, 4000).first, (raised + 1) / 2);
   FinishProbe(knee, loop);
-  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::milliseconds((raised + 1) / 2));
-  // Each later re-check halves it again until it is back at 10 ms and the limit at the knee.
-  loop.Run(knee, 6000);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), 4);
+  // Slow start: 4 and 8 show no queue, 16 does; then the target, 10 + 0.5 sqrt(10) = 11.6.
+  loop.Run(knee, 100);
   EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
   EXPECT_GE(knee.limit(), 11);
   EXPECT_LE(knee.limit(), 13);
@@ -344,15 +356,64 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
   // raised * 0.8 ms = 84.8 ms. The first block of 64 accesses (a few of which may predate the
   // change) lowers the baseline by more than 5%: latency fell with no move of ours, so the
   // re-check runs at once, not 1024 windows later. Its probe at ceil(raised / 2) = 53 sees
-  // 53 * 0.8 = 42.4 ms, below 0.8 x the baseline: the new baseline.
+  // 53 * 0.8 = 42.4 ms, below 0.8 x the baseline: our queue, so it halves again. 27 sees
+  // 21.6 ms (< 33.9), 14 sees 11.2 ms (< 17.3), 7 sees the 10 ms round trip: not below
+  // 0.8 x 11.2 = 9 ms, so the baseline is 11.2 ms and slow start resumes from 7.
   loop.set_w0(10ms);
   loop.set_service(800us);
   ASSERT_EQ(RunUntilProbing(knee, loop, 10).first, (raised + 1) / 2);
   EXPECT_GE(knee.estimates().baseline_latency, std::chrono::microseconds(raised * 800));
   EXPECT_LT(knee.estimates().baseline_latency, 95ms);
   FinishProbe(knee, loop);
-  EXPECT_EQ(knee.estimates().baseline_latency, std::chrono::microseconds((raised + 1) / 2 * 800));
+  EXPECT_EQ(knee.estimates().baseline_latency, 11200us);
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), 7);
+}
+
+// Settles a loop whose latency varies (cv 0.3) and raises its baseline tenfold with a longer
+// round trip, as RaiseBaselineTenfold does; returns the limit then.
+int RaiseBaselineTenfoldWithJitter(KneeLimit& knee, ClosedLoop& loop) {
+  loop.set_jitter(0.3);
+  loop.Run(knee, 200);
   EXPECT_EQ(knee.estimates().state, "tracking");
+  loop.set_w0(100ms);
+  loop.Run(knee, 300);
+  EXPECT_GT(knee.estimates().baseline_latency, 90ms);
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  return knee.limit();
+}
+
+TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenLatencyTurnsRegular) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  const int raised = RaiseBaselineTenfoldWithJitter(knee, loop);  // 113.
+  // The round trip recovers and the raised limit's queue hides it: latency is still about
+  // limit * 1 ms at the same goodput. But the round trip's spread (cv 0.3) is gone: waiting
+  // behind many accesses of ours is regular (here cv 0). The first window of at least 16
+  // accesses whose cv is below 0.45 x the usual one (0.3 here, above the 0.15 that makes a
+  // drop in spread mean anything) re-checks the baseline at once, not 1024 windows later.
+  // A window lasts at least two baselines (about 200 ms, two rounds). The re-check halves
+  // the limit while latency keeps falling by more than a fifth (57 ms at 57, 29, 15, then the
+  // 10 ms round trip at 8 and at 4): the baseline is 10 ms again.
+  loop.set_w0(10ms);
+  loop.set_jitter(0);
+  const auto [probe_limit, lowest] = RunUntilProbing(knee, loop, 4);
+  EXPECT_EQ(probe_limit, (raised + 1) / 2);
+  EXPECT_EQ(lowest, probe_limit);  // Nothing moved the limit before the probe.
+  FinishProbe(knee, loop);
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), 4);
+}
+
+TEST(KneeLimitTest, DoesNotRecheckARaisedBaselineWhileLatencyKeepsItsSpread) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  const int raised = RaiseBaselineTenfoldWithJitter(knee, loop);
+  // Nothing changes: windows keep the cv of 0.3 (no re-check before the 1024-window backstop).
+  const auto [probe_limit, lowest] = RunUntilProbing(knee, loop, 400);
+  EXPECT_EQ(probe_limit, 0);
+  EXPECT_GE(lowest, raised - 2);
 }
 
 TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {

@@ -171,7 +171,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (latency_s) last_latency_s_ = latency_s;
 
   if (state_ == State::kProbing) {
-    CloseProbeWindow(w, duration_s, latency_s);
+    CloseProbeWindow(now, w, duration_s, latency_s);
     return;
   }
 
@@ -222,11 +222,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
                        : 0.0;
   drop_holding_ += options_.smoothing * (holding - drop_holding_);
 
-  if (latency_s && w.served >= 2) {
-    const double mean = *latency_s;
-    const double variance = std::max(0.0, w.latency_sq_sum_s2 / w.served - mean * mean);
-    const double cv2 = mean > 0 ? variance / (mean * mean) : 0.0;
-    latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (cv2 - *latency_cv2_) : cv2;
+  if (const std::optional<double> cv2 = LatencyCv2(w)) {
+    latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (*cv2 - *latency_cv2_) : *cv2;
   }
   double target = Target(*goodput_);
   if (growing) {
@@ -263,6 +260,13 @@ void KneeLimit::CloseWindow(TimePoint now) {
   } else {
     pending_direction_ = direction;
   }
+}
+
+std::optional<double> KneeLimit::LatencyCv2(const Window& w) {
+  if (w.served < 2) return std::nullopt;
+  const double mean = w.latency_sum_s / w.served;
+  const double variance = std::max(0.0, w.latency_sq_sum_s2 / w.served - mean * mean);
+  return mean > 0 ? variance / (mean * mean) : 0.0;
 }
 
 double KneeLimit::Target(double goodput) const {

@@ -31,7 +31,8 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
     }
     slowdown_windows_ = 0;
     const bool raised = lowest_baseline_s_ && baseline > kRaisedBaselineRatio * *lowest_baseline_s_;
-    if (raised && (recheck_due_ || ++windows_since_check_ >= recheck_interval_)) {
+    const bool regular = LatencyTurnedRegular(w);
+    if (raised && (recheck_due_ || regular || ++windows_since_check_ >= recheck_interval_)) {
       StartShallowProbe(now, latency_s, /*recheck=*/true);
       return true;
     }
@@ -53,6 +54,22 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
   }
 
   return false;
+}
+
+bool KneeLimit::LatencyTurnedRegular(const Window& w) {
+  const std::optional<double> cv2 = LatencyCv2(w);
+  if (!cv2 || w.served < kSpreadMinSamples) return false;
+  // Latency far more regular than it has been under this baseline: waiting behind many
+  // accesses of ours averages their service times out, so our queue may now be most of it.
+  // Meaningless for a resource whose latency hardly varies, and only once the usual spread
+  // rests on enough windows.
+  const bool regular = spread_windows_ >= kSpreadWindows &&
+                       spread_cv2_ >= kSpreadMinCv * kSpreadMinCv &&
+                       *cv2 < kRegularLatencyCv * kRegularLatencyCv * spread_cv2_;
+  // A plain mean of the first kSpreadWindows windows, then an average of that span.
+  ++spread_windows_;
+  spread_cv2_ += (*cv2 - spread_cv2_) / std::min(spread_windows_, kSpreadWindows);
+  return regular;
 }
 
 void KneeLimit::StartProbe(TimePoint now) {
@@ -82,6 +99,8 @@ void KneeLimit::StartFreshPool(const Window& w) {
 
 void KneeLimit::SetBaseline(double latency_s) {
   baseline_s_ = latency_s;
+  spread_windows_ = 0;
+  spread_cv2_ = 0;
   lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(latency_s), latency_s);
   block_served_ = 0;
   block_latency_sum_s_ = 0;
@@ -126,10 +145,11 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
   }
 }
 
-void KneeLimit::CloseProbeWindow(const Window& w, double duration_s,
+void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration_s,
                                  std::optional<double> latency_s) {
   if (!latency_s) return;  // Keep probing until an access succeeds.
   const double goodput = w.served / duration_s;
+  const int probe_limit = limit_;
   if (!shallow_probe_) {
     // Only accesses granted under the pinned limit got here: their latency is the baseline.
     SetBaseline(*latency_s);
@@ -145,15 +165,35 @@ void KneeLimit::CloseProbeWindow(const Window& w, double duration_s,
   pending_direction_ = 0;
   typical_latency_s_ = probe_reference_s_;
   if (recheck_probe_) {
-    // Half the concurrency, and latency well below the baseline: the resource got faster.
-    recheck_interval_ = std::min(2 * recheck_interval_, kMaxRecheckWindows);
     if (*latency_s < kNoQueueLatencyRatio * *baseline_s_) {
+      // Half the concurrency, and latency well below the baseline: the resource got faster,
+      // and at least this much of the latency was our queue. Halve again at once until the
+      // latency stops falling, so that one re-check finds the new baseline however far it
+      // fell (each step is one probe window at a quarter, an eighth... of the limit).
       SetBaseline(*latency_s);
-      recheck_interval_ = kRecheckWindows;
       StartFreshPool(w);
-      typical_latency_s_ = *latency_s;
+      recheck_lowered_ = true;
+      if (probe_limit > options_.min_limit) {
+        limit_ = probe_limit;
+        StartShallowProbe(now, *latency_s, /*recheck=*/true);
+        return;
+      }
     }
     state_ = State::kTracking;
+    recheck_interval_ = std::min(2 * recheck_interval_, kMaxRecheckWindows);
+    // Whatever called it, the spread of latency so far says nothing more: measure it anew.
+    spread_windows_ = 0;
+    spread_cv2_ = 0;
+    if (recheck_lowered_) {
+      // Latency no longer falls with the concurrency: the baseline is found, and this probe's
+      // limit is at or below the knee. Slow start from there (and refine the fresh baseline)
+      // rather than refill the queue the re-check found.
+      recheck_lowered_ = false;
+      recheck_interval_ = kRecheckWindows;
+      typical_latency_s_ = *baseline_s_;
+      limit_ = probe_limit;
+      state_ = State::kGrowing;
+    }
   } else if (*latency_s >= kNoQueueLatencyRatio * probe_reference_s_) {
     // Half the concurrency, (nearly) the same latency: none of it was our queue. The
     // resource got slower; its knee may have moved far up: slow start again.

@@ -36,14 +36,32 @@ constexpr double kNoQueueLatencyRatio = 0.8;
 // A baseline that a probe raised above this multiple of the lowest one ever measured may go
 // stale the other way (the resource got fast again, and our queue now hides it). A shallow
 // probe re-checks it at once when a block lowers it by more than kBlockDropForRecheck (latency
-// fell while our limit stayed: some of it was our queue), and otherwise every kRecheckWindows
-// windows, a rare backstop: each re-check halves the limit for a window. A probe latency below
-// kNoQueueLatencyRatio of the baseline replaces it; each re-check that confirms the baseline
-// doubles the interval, up to kMaxRecheckWindows.
+// fell while our limit stayed: some of it was our queue) or when a window's latency turns
+// regular (below), and otherwise every kRecheckWindows windows, a rare backstop: each
+// re-check halves the limit for a window. A probe latency below kNoQueueLatencyRatio of the
+// baseline replaces it, and the re-check halves the limit again at once, until the latency
+// stops falling by that much: one re-check finds a baseline that fell tenfold in four or five
+// probe windows (at a half, a quarter, ... of the limit), where one probe per re-check left
+// the limit on our own queue for seconds (latency_x10's p99 after the round trip recovered).
+// Each re-check that confirms the baseline doubles the interval, up to kMaxRecheckWindows.
 constexpr double kRaisedBaselineRatio = 1.5;
 constexpr double kBlockDropForRecheck = 0.05;
 constexpr int kRecheckWindows = 1024;
 constexpr int kMaxRecheckWindows = 8192;
+// Latency turns regular: a window (of at least kSpreadMinSamples accesses) whose cv is below
+// kRegularLatencyCv times the usual one, the root mean square of the cv of the windows since
+// the baseline was set (a plain mean of the first kSpreadWindows windows, then an average of
+// that span; at least kSpreadWindows of them). Waiting behind n accesses of ours sums n
+// service times, whose spread shrinks like 1 / sqrt(n): when a long round trip that varied
+// (latency_x10: lognormal, cv 0.26 in its windows) gives way to our own queue of 45, window
+// cv falls to 0.04-0.13 within 0.15 s, where the slowest windows of the long round trip
+// stay above 0.16 (seeds default, 7, 8). A resource whose latency hardly varies (usual cv
+// below kSpreadMinCv) says nothing this way. Every re-check restarts the usual spread, so a
+// resource whose latency turned regular for another reason is not probed window after window.
+constexpr double kRegularLatencyCv = 0.45;
+constexpr double kSpreadMinCv = 0.15;
+constexpr double kSpreadMinSamples = 16;
+constexpr int kSpreadWindows = 20;
 // A baseline candidate pools this many successes measured under one limit.
 constexpr double kBaselineBlock = 64;
 // The first window, at a limit of 1, takes this many accesses, unless it lasts

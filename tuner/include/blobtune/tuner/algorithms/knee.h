@@ -75,8 +75,13 @@
 //             our queue can hide that the resource got fast again (latency = limit / x at
 //             any W0 below it). A shallow probe halves the limit for one window as soon as a
 //             block lowers W0 by more than 5% (latency fell without a move of ours: part of
-//             it is our queue), and otherwise every 1024 windows; if W_p < 0.8 * W0, W0 = W_p
-//             (and the timer restarts at 1024), otherwise the interval doubles (at most 8192).
+//             it is our queue) or a window of >= 16 accesses has a latency cv below 0.45x the
+//             usual one (the rms cv of the windows since W0 was set, if >= 0.15 over >= 20
+//             windows: waiting behind many accesses of ours is regular), and otherwise every
+//             1024 windows. While W_p < 0.8 * W0: W0 = W_p (fresh) and the next probe halves
+//             the limit again at once; once a re-check lowered W0 and latency stops falling,
+//             slow start resumes from that probe's limit (and the timer restarts at 1024).
+//             A re-check that lowers nothing doubles the interval (at most 8192).
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes).
@@ -184,7 +189,8 @@ class KneeLimit final : public LimitAlgorithm {
   // possible sudden slowdown; the control law then skips it.
   bool StartProbeIfStale(TimePoint now, const Window& w, double duration_s, double latency_s,
                          int window_limit, int window_max_inflight);
-  void CloseProbeWindow(const Window& w, double duration_s, std::optional<double> latency_s);
+  void CloseProbeWindow(TimePoint now, const Window& w, double duration_s,
+                        std::optional<double> latency_s);
   void StartProbe(TimePoint now);
   void StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck);
   void StartFreshPool(const Window& w);
@@ -192,6 +198,11 @@ class KneeLimit final : public LimitAlgorithm {
   void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
                       std::optional<double> latency_s);
   int MinWindowSamples() const;
+  // The squared coefficient of variation of the window's latency (at least two accesses).
+  static std::optional<double> LatencyCv2(const Window& w);
+  // Whether the window's latency is far more regular than usual (knee_baseline.cc); averages
+  // it into the usual spread.
+  bool LatencyTurnedRegular(const Window& w);
   // B + h * sqrt(B) + d with B = goodput * W0 (see above).
   double Target(double goodput) const;
   double Headroom() const;
@@ -223,6 +234,9 @@ class KneeLimit final : public LimitAlgorithm {
   double probe_reference_duration_s_ = 0;
   bool recheck_due_ = false;    // A block lowered a raised baseline noticeably.
   bool recheck_probe_ = false;  // The shallow probe re-checks a raised baseline.
+  bool recheck_lowered_ = false;  // This re-check lowered the baseline; it halves again.
+  double spread_cv2_ = 0;         // Average squared cv of windows since the baseline was set.
+  int spread_windows_ = 0;        // Windows in it.
   int windows_since_check_ = 0;
   int recheck_interval_ = 1024;              // Windows between re-checks of a raised baseline.
   std::optional<double> lowest_baseline_s_;  // The lowest baseline ever measured.
