@@ -446,6 +446,33 @@ TEST(KneeLimitTest, RefinesAFreshBaselineDuringSlowStart) {
   EXPECT_LT(baseline_ms, 69);
 }
 
+TEST(KneeLimitTest, AllowsForTheErrorOfAFreshBaselineInSlowStart) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  // Eight accesses at limit 1 that alternate 50 and 76 ms (mean 63 ms, cv 13 / 63 = 0.206)
+  // set the first baseline: the first window closes after half a second, at the eighth.
+  Duration now = 1s;
+  for (int i = 0; i < 8; ++i) {
+    const Duration latency = i % 2 == 0 ? 50ms : 76ms;
+    knee.Update(Success(now, latency, 1));
+    now += latency;
+  }
+  ASSERT_EQ(knee.estimates().baseline_latency, 63ms);
+  ASSERT_EQ(knee.limit(), 2);
+  // The resource's usual latency is 72 ms: 14% above the baseline, beyond growth_tolerance
+  // (69.3 ms), but the baseline is uncertain by one standard error of 63 ms * 0.206 / sqrt(n),
+  // where n = 16 (the first window both starts the fresh pool and, growing, joins it): 3.25 ms.
+  // 72 <= 69.3 + 3.25, so the window of eight accesses at limit 2 shows no queue. Slow start
+  // goes on, and pools it: (16 * 63 + 8 * 72) / 24 = 66 ms.
+  const Duration usual = 72ms;
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 2; ++i) knee.Update(Success(now + usual * i / 2 - usual, usual, 2));
+    now += usual;
+  }
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), 4);
+  EXPECT_EQ(knee.estimates().baseline_latency, 66ms);
+}
+
 TEST(KneeLimitTest, TakesTheFirstBaselineFromNinetySixAccesses) {
   KneeLimit knee = KneeLimit::Create({}).value();
   // At limit 1, back to back: 48 accesses of 3 ms, then 48 of 5 ms (384 ms in all). The first

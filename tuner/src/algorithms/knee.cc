@@ -188,7 +188,15 @@ void KneeLimit::CloseWindow(TimePoint now) {
     return;
   }
 
-  const bool no_queue = latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline;
+  // A fresh baseline rests on few accesses: the no-queue test allows for its standard error
+  // (cv * W0 / sqrt(n)), so that a baseline a few percent low by chance does not end slow
+  // start at once and leave the limit below the knee.
+  const double baseline_error =
+      fresh_served_ > 0 && fresh_served_ < kBaselineBlock
+          ? baseline * std::sqrt(latency_cv2_.value_or(0.0) / fresh_served_)
+          : 0.0;
+  const bool no_queue =
+      latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline + baseline_error;
   // Slow start: only until the first window that shows a queue, and again after a probe or
   // once demand fills an app-limited limit (what was learned while idle says little).
   const bool slow_start =

@@ -39,7 +39,8 @@
 //   target = B + h * sqrt(B) + d                    knee plus a queue allowance
 //   binds:    some access found the limit full and, by Little's law, X * W >= limit / 2.
 //   app-limited: while the limit does not bind, it does not grow.
-//   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0),
+//   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0,
+//             plus, while W0 is fresh, its standard error cv * W0 / sqrt(accesses behind it)),
 //             and again after a probe or an app-limited spell, a window in which the limit
 //             binds sets target = max(target, limit * growth_factor).
 //   bounded:  limit' = max(round(target), ceil(limit * max_decrease)), within
