@@ -313,14 +313,28 @@ TEST(KneeLimitTest, ProbesAtMinLimitWhenLatencyIsImpossibleForOurQueue) {
   EXPECT_EQ(knee.estimates().state, "growing");
 }
 
-// Settles the loop, makes its round trip 10x longer and settles it again: a probe raised the
-// baseline to 100 ms. Returns the limit then.
-int RaiseBaselineTenfold(KneeLimit& knee, ClosedLoop& loop) {
-  Settle(knee, loop);
+// Settles the loop (with the given jitter), makes its round trip 10x longer and settles it
+// again: a probe raised the baseline to about 100 ms. Returns the limit then.
+int RaiseBaselineTenfold(KneeLimit& knee, ClosedLoop& loop, double jitter = 0) {
+  loop.set_jitter(jitter);
+  loop.Run(knee, 200);
+  EXPECT_EQ(knee.estimates().state, "tracking");
   loop.set_w0(100ms);
   loop.Run(knee, 200);
-  EXPECT_EQ(knee.estimates().baseline_latency, 100ms);
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  const double baseline_ms =
+      std::chrono::duration<double, std::milli>(*knee.estimates().baseline_latency).count();
+  EXPECT_NEAR(baseline_ms, 100, 100 * jitter / 3);
   return knee.limit();
+}
+
+// Runs the loop until a re-check ends; expects it to have found `baseline` and slow start to
+// resume from `limit`.
+void ExpectRecheckFound(KneeLimit& knee, ClosedLoop& loop, Duration baseline, int limit) {
+  FinishProbe(knee, loop);
+  EXPECT_EQ(knee.estimates().baseline_latency, baseline);
+  EXPECT_EQ(knee.estimates().state, "growing");
+  EXPECT_EQ(knee.limit(), limit);
 }
 
 TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
@@ -337,10 +351,7 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   // < 8): the baseline is 10 ms, and slow start resumes from 4.
   loop.set_w0(10ms);
   ASSERT_EQ(RunUntilProbing(knee, loop, 4000).first, (raised + 1) / 2);
-  FinishProbe(knee, loop);
-  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
-  EXPECT_EQ(knee.estimates().state, "growing");
-  EXPECT_EQ(knee.limit(), 4);
+  ExpectRecheckFound(knee, loop, 10ms, 4);
   // Slow start: 4 and 8 show no queue, 16 does; then the target, 10 + 0.5 sqrt(10) = 11.6.
   loop.Run(knee, 100);
   EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
@@ -364,29 +375,13 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
   ASSERT_EQ(RunUntilProbing(knee, loop, 10).first, (raised + 1) / 2);
   EXPECT_GE(knee.estimates().baseline_latency, std::chrono::microseconds(raised * 800));
   EXPECT_LT(knee.estimates().baseline_latency, 95ms);
-  FinishProbe(knee, loop);
-  EXPECT_EQ(knee.estimates().baseline_latency, 11200us);
-  EXPECT_EQ(knee.estimates().state, "growing");
-  EXPECT_EQ(knee.limit(), 7);
-}
-
-// Settles a loop whose latency varies (cv 0.3) and raises its baseline tenfold with a longer
-// round trip, as RaiseBaselineTenfold does; returns the limit then.
-int RaiseBaselineTenfoldWithJitter(KneeLimit& knee, ClosedLoop& loop) {
-  loop.set_jitter(0.3);
-  loop.Run(knee, 200);
-  EXPECT_EQ(knee.estimates().state, "tracking");
-  loop.set_w0(100ms);
-  loop.Run(knee, 300);
-  EXPECT_GT(knee.estimates().baseline_latency, 90ms);
-  EXPECT_EQ(knee.estimates().state, "tracking");
-  return knee.limit();
+  ExpectRecheckFound(knee, loop, 11200us, 7);
 }
 
 TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenLatencyTurnsRegular) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
-  const int raised = RaiseBaselineTenfoldWithJitter(knee, loop);  // 113.
+  const int raised = RaiseBaselineTenfold(knee, loop, /*jitter=*/0.3);  // 113.
   // The round trip recovers and the raised limit's queue hides it: latency is still about
   // limit * 1 ms at the same goodput. But the round trip's spread (cv 0.3) is gone: waiting
   // behind many accesses of ours is regular (here cv 0). The first window of at least 16
@@ -400,16 +395,13 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenLatencyTurnsRegular) {
   const auto [probe_limit, lowest] = RunUntilProbing(knee, loop, 4);
   EXPECT_EQ(probe_limit, (raised + 1) / 2);
   EXPECT_EQ(lowest, probe_limit);  // Nothing moved the limit before the probe.
-  FinishProbe(knee, loop);
-  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
-  EXPECT_EQ(knee.estimates().state, "growing");
-  EXPECT_EQ(knee.limit(), 4);
+  ExpectRecheckFound(knee, loop, 10ms, 4);
 }
 
 TEST(KneeLimitTest, DoesNotRecheckARaisedBaselineWhileLatencyKeepsItsSpread) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);
-  const int raised = RaiseBaselineTenfoldWithJitter(knee, loop);
+  const int raised = RaiseBaselineTenfold(knee, loop, /*jitter=*/0.3);
   // Nothing changes: windows keep the cv of 0.3 (no re-check before the 1024-window backstop).
   const auto [probe_limit, lowest] = RunUntilProbing(knee, loop, 400);
   EXPECT_EQ(probe_limit, 0);
