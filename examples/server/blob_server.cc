@@ -45,8 +45,8 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   limiter.observer = observer;
   limiter.max_queue = options.max_queue;
   limiter.queue_order = options.queue_order;
-  limiter.standing_queue_wait = options.shed_wait;
-  limiter.standing_queue_interval = options.wait_deadline;
+  limiter.overload_wait = options.shed_wait;
+  limiter.overload_window = options.wait_deadline;
   return tuner::Limiter::Create(std::move(limiter));
 }
 

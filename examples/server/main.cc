@@ -116,8 +116,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
       "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),
-      "once a limiter's queue has stood for a whole wait deadline, how long a new request may "
-      "wait (>= the wait deadline: off)")(
+      "once a request has waited out its wait deadline, how long new requests may wait until a "
+      "whole wait deadline passes without that (>= the wait deadline: off)")(
       "max-queue", po::value(&options->max_queue)->default_value(options->max_queue),
       "requests that may wait for a permit at once, per limiter; more get 503 at once")(
       "queue-order", po::value(&queue_order)->default_value(queue_order),

@@ -48,10 +48,10 @@ struct ServerOptions {
   // How long a request may wait for a store permit, counted from the end of its header (so the
   // body's transfer counts too); past it: 503 with Retry-After. Default: 100 ms.
   std::chrono::milliseconds wait_deadline{100};
-  // Once a limiter's queue has not been empty for a whole wait_deadline (sustained overload), a
-  // request that has to queue waits at most this long before its 503 (see
-  // tuner::LimiterOptions::standing_queue_wait): the excess is refused promptly while bursts
-  // still wait up to wait_deadline. A value >= wait_deadline turns this off. Default: 10 ms.
+  // While a request has waited out its whole wait_deadline within the last wait_deadline
+  // (overload), a request that has to queue waits at most this long before its 503 (see
+  // tuner::LimiterOptions::overload_wait): the excess is refused promptly while bursts still
+  // wait up to wait_deadline. A value >= wait_deadline turns this off. Default: 10 ms.
   std::chrono::milliseconds shed_wait{10};
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;

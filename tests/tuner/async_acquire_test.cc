@@ -104,24 +104,27 @@ TEST_F(AsyncAcquireTest, APastDeadlineWithNoSlotFailsWithoutQueueing) {
   EXPECT_EQ(result->status().code(), StatusCode::kDeadlineExceeded);
 }
 
-TEST_F(AsyncAcquireTest, AStandingQueueShortensTheWait) {
+TEST_F(AsyncAcquireTest, AfterATimeoutTheWaitIsShortened) {
   auto limiter = Limiter::Create({.algorithm = std::make_unique<ScriptedAlgorithm>(1, script_),
                                   .clock = &clock_,
-                                  .standing_queue_wait = milliseconds(10),
-                                  .standing_queue_interval = milliseconds(100)})
+                                  .overload_wait = milliseconds(10),
+                                  .overload_window = milliseconds(100)})
                      .value();
   std::optional<Permit> held = limiter->TryAcquire();
-  std::optional<StatusOr<Permit>> first, late;
-  StartAcquire(*limiter, clock_.Now() + hours(1), first);
-  clock_.Advance(milliseconds(100));
+  std::optional<StatusOr<Permit>> patient, first, late;
+  StartAcquire(*limiter, clock_.Now() + hours(1), patient);
+  StartAcquire(*limiter, clock_.Now() + milliseconds(50), first);
+  clock_.Advance(milliseconds(50));
+  while (!first) io_.run_one();
+  EXPECT_EQ(first->status().code(), StatusCode::kDeadlineExceeded) << first->status();
   StartAcquire(*limiter, clock_.Now() + hours(1), late);
   clock_.Advance(milliseconds(10));
   while (!late) io_.run_one();
   EXPECT_EQ(late->status().code(), StatusCode::kDeadlineExceeded) << late->status();
-  EXPECT_FALSE(first.has_value());
+  EXPECT_FALSE(patient.has_value());
   held->Success();
-  while (!first) io_.run_one();
-  EXPECT_TRUE(first->ok()) << first->status();
+  while (!patient) io_.run_one();
+  EXPECT_TRUE(patient->ok()) << patient->status();
 }
 
 TEST_F(AsyncAcquireTest, AStopRequestCancelsTheWait) {

@@ -305,48 +305,61 @@ class QueuedAcquirer {
   std::thread thread_;
 };
 
-TEST_F(LimiterTest, AStandingQueueShortensTheWaitOfNewAcquirers) {
-  auto limiter = MakeLimiter(1, {.standing_queue_wait = milliseconds(10),
-                                 .standing_queue_interval = milliseconds(100)});
+TEST_F(LimiterTest, AfterATimeoutNewWaitersWaitAtMostTheOverloadWait) {
+  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
+                                 .overload_window = milliseconds(100)});
   std::optional<Permit> held = limiter->TryAcquire();
-  QueuedAcquirer first(*limiter, std::chrono::hours(1));  // The queue is busy from t = 0.
-  clock_.Advance(milliseconds(99));
-  QueuedAcquirer early(*limiter, milliseconds(30));  // Not standing yet: its own deadline.
-  clock_.Advance(milliseconds(1));
-  QueuedAcquirer late(*limiter, std::chrono::hours(1));  // Standing for 100 ms: 10 ms at most.
+  QueuedAcquirer patient(*limiter, std::chrono::hours(1));  // Before any timeout: its deadline.
+  QueuedAcquirer first(*limiter, milliseconds(50));
+  clock_.Advance(milliseconds(50));
+  EXPECT_EQ(first.Result().code(), StatusCode::kDeadlineExceeded);  // Overloaded from t = 50.
+  QueuedAcquirer late(*limiter, std::chrono::hours(1));
   clock_.Advance(milliseconds(9));
-  EXPECT_EQ(limiter->queue_length(), 3u);
-  clock_.Advance(milliseconds(1));
-  EXPECT_EQ(late.Result().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(limiter->queue_length(), 2u);
-  clock_.Advance(milliseconds(19));  // t = 129 ms: `early` waits until 129.
-  EXPECT_EQ(early.Result().code(), StatusCode::kDeadlineExceeded);
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(late.Result().code(), StatusCode::kDeadlineExceeded);  // 10 ms, not an hour.
+  EXPECT_EQ(limiter->queue_length(), 1u);  // The patient waiter keeps its own deadline.
   held.reset();
-  EXPECT_TRUE(first.Result().ok());
+  EXPECT_TRUE(patient.Result().ok());
   EXPECT_EQ(observer_.failures(AcquireFailure::kTimeout), 2);
 }
 
-TEST_F(LimiterTest, AQueueThatDrainedIsNotStanding) {
-  auto limiter = MakeLimiter(1, {.standing_queue_wait = milliseconds(10),
-                                 .standing_queue_interval = milliseconds(100)});
+TEST_F(LimiterTest, AWindowWithoutTimeoutsEndsTheOverload) {
+  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
+                                 .overload_window = milliseconds(100)});
   std::optional<Permit> held = limiter->TryAcquire();
   {
-    QueuedAcquirer burst(*limiter, std::chrono::hours(1));
-    clock_.Advance(milliseconds(150));
-    held.reset();  // The queue empties: the burst is over.
-    EXPECT_TRUE(burst.Result().ok());
+    QueuedAcquirer first(*limiter, milliseconds(50));
+    clock_.Advance(milliseconds(50));
+    EXPECT_EQ(first.Result().code(), StatusCode::kDeadlineExceeded);  // The last timeout: t = 50.
   }
-  held = limiter->TryAcquire();
-  ASSERT_TRUE(held.has_value());
-  QueuedAcquirer next(*limiter, std::chrono::hours(1));  // Busy again from t = 150 ms.
-  clock_.Advance(milliseconds(50));
-  QueuedAcquirer after(*limiter, std::chrono::hours(1));  // 50 ms < 100 ms: not standing.
+  clock_.Advance(milliseconds(99));
+  QueuedAcquirer shed(*limiter, std::chrono::hours(1));  // t = 149: still within the window.
+  clock_.Advance(milliseconds(10));
+  EXPECT_EQ(shed.Result().code(), StatusCode::kDeadlineExceeded);  // A timeout at t = 159.
+  clock_.Advance(milliseconds(100));
+  QueuedAcquirer calm(*limiter, std::chrono::hours(1));  // t = 259: a whole window without one.
   clock_.Advance(milliseconds(20));
-  EXPECT_EQ(limiter->queue_length(), 2u);  // Nobody was cut to 10 ms.
+  EXPECT_EQ(limiter->queue_length(), 1u);  // Not cut to 10 ms.
+  held.reset();
+  EXPECT_TRUE(calm.Result().ok());
+}
+
+TEST_F(LimiterTest, ACancelledWaiterIsNoSignOfOverload) {
+  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
+                                 .overload_window = milliseconds(100)});
+  std::optional<Permit> held = limiter->TryAcquire();
+  {
+    QueuedAcquirer cancelled(*limiter, std::chrono::hours(1));
+    limiter->CancelWaiters();
+    EXPECT_EQ(cancelled.Result().code(), StatusCode::kCancelled);
+  }
+  EXPECT_EQ(limiter->Acquire(clock_.Now()).status().code(), StatusCode::kDeadlineExceeded);
+  QueuedAcquirer next(*limiter, std::chrono::hours(1));  // Neither failure above was a wait.
+  clock_.Advance(milliseconds(20));
+  EXPECT_EQ(limiter->queue_length(), 1u);
   held.reset();
   EXPECT_TRUE(next.Result().ok());
-  EXPECT_TRUE(after.Result().ok());
-  EXPECT_EQ(observer_.failures(AcquireFailure::kTimeout), 0);
 }
 
 // Queues `n` blocking acquirers one after another and returns the order in which they are
@@ -455,11 +468,10 @@ TEST_F(LimiterTest, IsLimiterOverloadTellsLoadFromCancellationAndOtherErrors) {
   EXPECT_FALSE(IsLimiterOverload(Status()));
 }
 
-TEST(LimiterOptionsTest, RejectsANegativeStandingQueueWait) {
-  StatusOr<std::unique_ptr<Limiter>> limiter =
-      Limiter::Create({.standing_queue_wait = milliseconds(-1)});
+TEST(LimiterOptionsTest, RejectsANegativeOverloadWait) {
+  StatusOr<std::unique_ptr<Limiter>> limiter = Limiter::Create({.overload_wait = milliseconds(-1)});
   ASSERT_EQ(limiter.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(limiter.status().message().find("standing_queue_wait"), std::string_view::npos)
+  EXPECT_NE(limiter.status().message().find("overload_wait"), std::string_view::npos)
       << limiter.status();
 }
 

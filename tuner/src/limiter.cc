@@ -50,9 +50,8 @@ Status LimiterOptions::Validate() const {
                                    std::to_string(algorithm->limit()) + " is outside [1, " +
                                    std::to_string(Limiter::kMaxLimit) + "]");
   }
-  if (standing_queue_wait < Duration::zero() || standing_queue_interval < Duration::zero()) {
-    return Status::InvalidArgument("standing_queue_wait and standing_queue_interval must not be "
-                                   "negative");
+  if (overload_wait < Duration::zero() || overload_window < Duration::zero()) {
+    return Status::InvalidArgument("overload_wait and overload_window must not be negative");
   }
   return Status();
 }
@@ -69,8 +68,8 @@ Limiter::Limiter(LimiterOptions options)
       observer_(options.observer),
       max_queue_(options.max_queue),
       queue_order_(options.queue_order),
-      standing_queue_wait_(options.standing_queue_wait),
-      standing_queue_interval_(options.standing_queue_interval),
+      overload_wait_(options.overload_wait),
+      overload_window_(options.overload_window),
       full_sampling_rate_(options.full_sampling_rate),
       algorithm_name_(options.algorithm->name()),
       limit_(options.algorithm->limit()),
@@ -192,6 +191,7 @@ void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   waiters_.fetch_sub(1, std::memory_order_relaxed);
   w.state = Waiter::State::kFailed;
   w.failure = why;
+  if (why == AcquireFailure::kTimeout) last_queue_timeout_ = clock_.Now();
   w.Notify();
 }
 
@@ -204,11 +204,9 @@ std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
   assert(w.state == Waiter::State::kIdle);
   if (queue_->size() >= max_queue_) return std::nullopt;
   const TimePoint now = clock_.Now();
-  if (queue_->empty()) {
-    queue_busy_since_ = now;
-  } else if (standing_queue_wait_ != Duration::max() &&
-             now - queue_busy_since_ >= standing_queue_interval_) {
-    deadline = std::min(deadline, now + standing_queue_wait_);
+  if (overload_wait_ != Duration::max() && last_queue_timeout_ &&
+      now - *last_queue_timeout_ < overload_window_) {
+    deadline = std::min(deadline, now + overload_wait_);
   }
   w.queued_at = now;
   w.state = Waiter::State::kWaiting;

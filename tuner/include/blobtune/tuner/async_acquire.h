@@ -110,7 +110,7 @@ class AsyncAcquireOp {
       case Step::kQueue:
         if (std::optional<TimePoint> wait_until =
                 Limiter::AsyncAccess::Enqueue(*limiter_, *state_, deadline_)) {
-          deadline_ = *wait_until;  // Sooner than asked while the queue is standing.
+          deadline_ = *wait_until;  // Sooner than asked while overloaded.
         } else {
           return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, AcquireFailure::kQueueFull));
         }

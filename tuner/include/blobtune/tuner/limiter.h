@@ -78,15 +78,18 @@ struct LimiterOptions {
   size_t max_queue = 1024;
   // Default: FIFO.
   QueueOrder queue_order = QueueOrder::kFifo;
-  // Shedding under sustained overload (after CoDel and adaptive LIFO): once the wait queue has
-  // not been empty for `standing_queue_interval`, an acquirer that has to queue waits at most
-  // `standing_queue_wait`, whatever its deadline, and then fails with DEADLINE_EXCEEDED. A
-  // burst that drains within the interval still waits up to its deadline; a standing queue
-  // means more arrives than the limit lets through, and the excess is refused promptly instead
-  // of each request waiting out its whole deadline first. Default: off (Duration::max()).
-  Duration standing_queue_wait = Duration::max();
-  // Default: 100 ms. REQUIRES: >= 0, like standing_queue_wait.
-  Duration standing_queue_interval = std::chrono::milliseconds(100);
+  // Shedding under overload (after adaptive LIFO and CoDel): while a queued acquirer has timed
+  // out within the last `overload_window`, an acquirer that has to queue waits at most
+  // `overload_wait`, whatever its deadline, and then fails with DEADLINE_EXCEEDED. A timeout
+  // means more arrives than the limit lets through within the deadline; from then on the
+  // excess is refused promptly instead of each request waiting out its whole deadline first,
+  // until a whole window passes without a timeout. Bursts the limit absorbs still wait up to
+  // their deadline. (A queue that has not been empty for a while is the classic signal, but
+  // group commits release permits in batches that empty the queue many times a second under
+  // overload.) Default: off (Duration::max()).
+  Duration overload_wait = Duration::max();
+  // Default: 100 ms. REQUIRES: >= 0, like overload_wait.
+  Duration overload_window = std::chrono::milliseconds(100);
   // Completions per second below which every permit is timed. Above it, one permit in
   // `stride` (a power of two) is, so that about this many samples per second reach the
   // algorithm. Default: 20000 per second. REQUIRES: > 0.
@@ -210,7 +213,7 @@ class Limiter {
   void GrantWaiters();
   void GrantWaitersLocked() REQUIRES(queue_mu_);
   // Queues `w` and grants it a slot at once if one is free. Returns how long it may wait: its
-  // `deadline`, or sooner if the queue is standing (see standing_queue_wait); std::nullopt if
+  // `deadline`, or sooner while overloaded (see overload_wait); std::nullopt if
   // the queue is full.
   std::optional<TimePoint> Enqueue(internal::Waiter& w, TimePoint deadline) EXCLUDES(queue_mu_);
   std::optional<TimePoint> EnqueueLocked(internal::Waiter& w, TimePoint deadline)
@@ -232,8 +235,8 @@ class Limiter {
   LimiterObserver* const observer_;
   const size_t max_queue_;
   const QueueOrder queue_order_;
-  const Duration standing_queue_wait_;
-  const Duration standing_queue_interval_;
+  const Duration overload_wait_;
+  const Duration overload_window_;
   const double full_sampling_rate_;
   const std::string algorithm_name_;
 
@@ -268,8 +271,8 @@ class Limiter {
   // --- Waiting path.
   mutable Mutex queue_mu_;
   std::unique_ptr<internal::WaitQueue> queue_ PT_GUARDED_BY(queue_mu_);
-  // When the queue last went from empty to not empty.
-  TimePoint queue_busy_since_ GUARDED_BY(queue_mu_){};
+  // When a queued acquirer last timed out.
+  std::optional<TimePoint> last_queue_timeout_ GUARDED_BY(queue_mu_);
 };
 
 // Whether `status` is a limiter's refusal for load: no permit before the deadline, a full wait
