@@ -48,10 +48,11 @@ server_args=()
 [ -n "$algorithm" ] && server_args+=(--algorithm "$algorithm")
 server_args+=("${server_extra[@]}")
 
-# Capacity: the 2xx/s of 64 closed-loop connections against a server that refuses nothing (a 10 s
-# wait deadline), i.e. its throughput when saturated. Against a server that sheds, the refused
+# Capacity: the 2xx/s of 64 closed-loop connections against a server that refuses nothing (a
+# 60 s wait deadline, no shedding), i.e. its throughput when saturated. Against a server that sheds, the refused
 # connections retry at once and overload it, which would understate what it can do.
-start_server "$bin_dir" --data-dir "$work/capacity-data" --wait-deadline-ms 10000 "${server_args[@]}"
+start_server "$bin_dir" --data-dir "$work/capacity-data" --wait-deadline-ms 60000 --shed-wait-ms 60000 \
+  "${server_args[@]}"
 echo "== capacity: closed loop, 64 connections, ${capacity_seconds} s, nothing refused"
 "$bin_dir/blobtune-load" --port "$port" --mode closed --connections 64 --seconds "$capacity_seconds" \
   --warmup 1 --size "$size" --put-fraction "$put_fraction" --id-prefix capacity --json | tee "$work/capacity.txt"
