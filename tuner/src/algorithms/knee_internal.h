@@ -40,9 +40,11 @@ constexpr double kNoQueueLatencyRatio = 0.8;
 // regular (below), and otherwise every kRecheckWindows windows, a rare backstop: each
 // re-check halves the limit for a window. A probe latency below kNoQueueLatencyRatio of the
 // baseline replaces it, and the re-check halves the limit again at once, until the latency
-// stops falling by that much: one re-check finds a baseline that fell tenfold in four or five
-// probe windows (at a half, a quarter, ... of the limit), where one probe per re-check left
-// the limit on our own queue for seconds (latency_x10's p99 after the round trip recovered).
+// stops falling by that much: one re-check can find a baseline that fell tenfold in four or
+// five probe windows (at a half, a quarter, ... of the limit; on latency_x10 the queue still
+// draining from before the probes can stop it early, and a second re-check follows), where
+// one probe per re-check left the limit on our own queue for seconds (latency_x10's p99 after
+// the round trip recovered).
 // Each re-check that confirms the baseline doubles the interval, up to kMaxRecheckWindows.
 constexpr double kRaisedBaselineRatio = 1.5;
 constexpr double kBlockDropForRecheck = 0.05;
