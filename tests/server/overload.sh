@@ -93,6 +93,9 @@ echo "server: peak RSS (VmHWM) $((hwm_kb / 1024)) MiB; heap peak (RssAnon) $((an
      "MiB; now RssFile $((file_kb / 1024)) MiB (LMDB map pages); ${server_cpu} s CPU"
 stop_server
 echo "server: exit status $server_status after SIGTERM"
+admitted=$(tail -1 "$work/overload.txt" | field ok_per_s)
+echo "goodput under overload: ${admitted} 2xx/s = $(awk -v a="$admitted" -v c="$capacity" \
+  'BEGIN { printf "%.2f", a / c }') x the capacity of ${capacity}"
 
 failed=0
 [ "$load_status" = 0 ] || { echo "FAIL: blobtune-load exited $load_status"; failed=1; }
