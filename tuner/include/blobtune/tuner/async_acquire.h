@@ -178,7 +178,8 @@ class AsyncAcquireOp {
 
 }  // namespace internal
 
-// Waits for a permit until `deadline` (on the limiter's clock), or until `stop` is triggered.
+// Waits for a permit until `deadline` (on the limiter's clock; sooner while the limiter is
+// overloaded, see LimiterOptions::overload_wait), or until `stop` is triggered.
 // Completion signature: void(StatusOr<Permit>).
 template <typename Executor, typename CompletionToken>
 auto AsyncAcquire(Limiter& limiter, const Executor& executor, TimePoint deadline,

@@ -157,9 +157,9 @@ class Limiter {
   // A permit if a slot is free and nobody is queued; std::nullopt (a rejection) otherwise.
   std::optional<Permit> TryAcquire();
 
-  // Waits in the queue until a permit is granted (OK), `deadline` passes (DEADLINE_EXCEEDED),
-  // `stop` is triggered or CancelWaiters() runs (CANCELLED), or the queue is full
-  // (RESOURCE_EXHAUSTED). A deadline in the past still takes a free slot if there is one.
+  // Waits in the queue until a permit is granted (OK), `deadline` passes (DEADLINE_EXCEEDED;
+  // sooner while overloaded, see LimiterOptions::overload_wait), `stop` is triggered or
+  // CancelWaiters() runs (CANCELLED), or the queue is full (RESOURCE_EXHAUSTED). A deadline in the past still takes a free slot if there is one.
   StatusOr<Permit> Acquire(TimePoint deadline, std::stop_token stop = {});
   StatusOr<Permit> Acquire(Duration timeout, std::stop_token stop = {}) {
     return Acquire(clock_.Now() + timeout, std::move(stop));
