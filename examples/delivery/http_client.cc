@@ -8,6 +8,8 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "common/receive_buffer.h"
+
 namespace blobtune::delivery {
 
 namespace asio = boost::asio;
@@ -67,9 +69,7 @@ asio::awaitable<StatusOr<HttpResponse>> HttpClient::Request(http::verb verb, std
     stream->expires_after(retry_.timeout);
     co_await http::async_write(*stream, request, asio::redirect_error(asio::use_awaitable, ec));
     beast::flat_buffer buffer;
-    // Beast receives at most the buffer's free capacity (at least 512 bytes) at a time and the
-    // parser empties it as it fills: without room, a 10 MB batch arrives in 20,000 receives.
-    buffer.reserve(64 * 1024);
+    examples::ReserveReceiveRoom(buffer);  // Else a 10 MB batch takes 20,000 receives.
     http::response<http::string_body> response;
     if (!ec) {
       co_await http::async_read(*stream, buffer, response,

@@ -7,6 +7,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "common/receive_buffer.h"
+
 namespace blobtune::load {
 
 namespace asio = boost::asio;
@@ -41,9 +43,7 @@ asio::awaitable<StatusOr<Reply>> HttpConnection::Exchange(http::verb verb,
     if (ec) co_return Status::Unavailable("connect: " + ec.message());
     open_ = true;
     ++connects_;
-    // Room for 64 KiB per receive: Beast reads at most the buffer's free capacity (at least 512
-    // bytes) and the parser empties it as fast as it fills.
-    buffer_.reserve(64 * 1024);
+    examples::ReserveReceiveRoom(buffer_);
   }
   http::request<http::string_body> request{verb, target, 11};
   request.set(http::field::host, server_.address().to_string());

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "blobtune/tuner/clock.h"
+#include "common/receive_buffer.h"
 
 namespace blobtune::server {
 namespace {
@@ -31,8 +32,6 @@ using BodyParser = http::request_parser<http::vector_body<std::byte>>;
 
 // Largest request header (request line and fields) accepted; more gets 431.
 constexpr uint32_t kHeaderLimit = 16 * 1024;
-// The most a body read receives at once.
-constexpr size_t kBodyReceiveBytes = 64 * 1024;
 
 void Close(beast::tcp_stream& stream) {
   error_code ignored;
@@ -68,7 +67,7 @@ asio::awaitable<bool> DiscardBody(beast::tcp_stream& stream, beast::flat_buffer&
   while (left > 0) {
     error_code ec;
     const size_t received = co_await stream.async_read_some(
-        buffer.prepare(static_cast<size_t>(std::min<uint64_t>(left, kBodyReceiveBytes))),
+        buffer.prepare(static_cast<size_t>(std::min<uint64_t>(left, examples::kReceiveChunkBytes))),
         asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return false;
     left -= received;
@@ -172,10 +171,7 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     }
     BodyParser parser(std::move(header));
     parser.body_limit(options.max_blob_size_bytes);
-    // Beast receives at most the buffer's free capacity (but at least 512 bytes) at a time,
-    // and the parser empties the buffer as fast as it fills: left at the header's size, the
-    // buffer takes a 64 KiB body in ~128 receives (measured: 160 recvmsg calls per PUT).
-    buffer.reserve(kBodyReceiveBytes);
+    examples::ReserveReceiveRoom(buffer);
     error_code ec;
     stream.expires_after(options.body_timeout);
     co_await http::async_read(stream, buffer, parser,

@@ -3,7 +3,7 @@
 // timeouts; and the ConnectionHub that counts live connections for the cap and closes them for
 // a graceful shutdown.
 //
-//   ConnectionHub hub(options, handler);
+//   ConnectionHub hub(options, handler, &draining);
 //   auto serve = hub.full() ? RefuseConnection(std::move(socket), hub)   // 503, closed
 //                           : ServeConnection(std::move(socket), hub);
 //   asio::co_spawn(io, std::move(serve), asio::detached);
@@ -11,8 +11,9 @@
 //   hub.StartDraining();   // idle connections close now, busy ones after their answer
 //
 // Admission: a PUT waits for its write permit (until the wait deadline) as soon as its header
-// is routed, before its body is read; refused, it is answered 503 with its body unread (the
-// connection closes) and a client that sent "Expect: 100-continue" never sends it. Under
+// is routed, before its body is read; refused, it is answered 503 with its body unread: a
+// client that sent "Expect: 100-continue" never sends it (the connection closes), one already
+// on its way with a Content-Length is dropped (the connection goes on). Under
 // overload the excess thus costs a header parse instead of a body transfer. The permit bounds
 // the concurrency of the whole write, body transfer included; the latency the write limiter's
 // algorithm sees starts when the body is in. A client that sends its body slowly holds a
