@@ -37,7 +37,9 @@ int SweepCap(const Workload& w) {
 std::string ParameterKey(const Workload& w) {
   std::ostringstream key;
   key.precision(17);
-  for (const StageSpec& s : w.stages) key << s.servers << ',' << s.scale << ',' << s.per_mib_ms << ';';
+  for (const StageSpec& s : w.stages) {
+    key << s.servers << ',' << s.scale << ',' << s.per_mib_ms << ',' << s.per_request_ms << ';';
+  }
   for (const ClientSpec& c : w.clients) {
     key << c.rate_per_s << ',' << c.size_scale << ',' << c.failures.error_fraction << ','
         << c.failures.hang_fraction << ';';

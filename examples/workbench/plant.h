@@ -1,13 +1,26 @@
-// Plant: the simulated resource behind the limiters, a chain of delay and k-server FIFO stages.
+// Plant: the simulated resource behind the limiters, a chain of delay, k-server FIFO and batch
+// stages.
 //
 // The plant knows nothing of events or limiters: the simulator tells it when a request enters a
 // stage or finishes its service there, and the plant answers with the services that start and
 // when they will end. A service time is
 //
-//   scale * (service_ms + per_mib_ms * MiB) * (1 + slowdown * max(0, in_stage - threshold))
+//   scale * (service_ms + per_mib_ms * MiB) * contention,
+//   contention = 1 + slowdown * max(0, in_stage - threshold),
 //
 // drawn when the service starts, where in_stage counts the requests in the stage (waiting or in
 // service, this one included): past the contention threshold, overshooting costs throughput.
+//
+// A batch stage (group commit) has one writer. When it is idle it takes the waiting requests in
+// FIFO order, at most max_batch, and serves them together as one batch of
+//
+//   scale * (service_ms + sum over members of (per_request_ms + per_mib_ms * MiB)) * contention
+//
+// with one draw of service_ms per batch (a commit's fixed cost). Every member leaves at the end
+// of the batch; the writer is free once the last one has left. A batch starts only when the
+// simulator calls StartBatches() at the end of an instant, so requests that arrive at the same
+// time share a batch whatever order their events run in (as the store's WriteBatcher gives the
+// writers it just released time to queue their next puts).
 //
 // Thread-safety: none; owned by one simulation.
 #ifndef BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
@@ -24,7 +37,8 @@ namespace blobtune::workbench {
 
 class Plant {
  public:
-  // A service that started: `request` leaves its stage at `done_ns`.
+  // A service that started: `request` leaves its stage at `done_ns` (a batch gives one per
+  // member, all with the same `done_ns`).
   struct Started {
     int request;
     int64_t done_ns;
@@ -36,14 +50,19 @@ class Plant {
   Plant& operator=(const Plant&) = delete;
   ~Plant() = default;
 
-  // `request` (of blob size `bytes`) arrives at `stage`; appends its service if it starts now.
+  // `request` (of blob size `bytes`) arrives at `stage`; appends its service if it starts now
+  // (never at a batch stage: see StartBatches).
   void Enter(int stage, int request, uint64_t bytes, int64_t now_ns, std::vector<Started>& out);
-  // A service at `stage` ended; appends the services that start in the freed server.
+  // A request's service at `stage` ended (once per member of a batch); appends the services that
+  // start in the freed server.
   void Leave(int stage, int64_t now_ns, std::vector<Started>& out);
+  // Starts a batch at every batch stage whose writer is idle while requests wait. Call after the
+  // last event of each instant, before time advances.
+  void StartBatches(int64_t now_ns, std::vector<Started>& out);
 
   // The current parameters, for steps to change. Call Rebalance() after changing `servers`.
   std::vector<StageSpec>& specs() { return specs_; }
-  // Starts waiting requests if a stage now has idle servers.
+  // Starts waiting requests if a queue stage now has idle servers.
   void Rebalance(int64_t now_ns, std::vector<Started>& out);
 
   int in_stage(int stage) const { return state_[static_cast<size_t>(stage)].in_stage; }
@@ -56,11 +75,13 @@ class Plant {
   struct StageState {
     int busy = 0;
     int in_stage = 0;
+    int batch_left = 0;  // Batch stages: members of the batch in service yet to leave.
     std::deque<Waiting> waiting;
     Rng rng{0};
   };
 
   Started Start(int stage, Waiting who, int64_t now_ns);
+  void StartBatch(int stage, int64_t now_ns, std::vector<Started>& out);
   void StartWaiting(int stage, int64_t now_ns, std::vector<Started>& out);
 
   std::vector<StageSpec> specs_;

@@ -450,7 +450,13 @@ StatusOr<SimulationResult> Simulation::Run() {
     }
   }
 
-  while (!events_.empty() && !finished_) {
+  while (!finished_) {
+    if (events_.empty() || events_.top().t > now_) {
+      // The instant's last event has run: batches form of everything that arrived (plant.h).
+      plant_.StartBatches(now_, started_);
+      ScheduleStarted();
+    }
+    if (events_.empty()) break;
     Event e = events_.top();
     if (e.t > end_ns_) break;
     events_.pop();

@@ -7,7 +7,8 @@
 // for a hang, or when the plant finishes a request whose deadline passed meanwhile (work already
 // in the plant cannot be called back, so its permit is held until the plant lets go; a request
 // whose deadline passes while it queues for a permit just expires). Steps change parameters at their times. Events are ordered by (time, sequence number) and every random
-// stream is seeded, so a seed gives the same result on every run; nothing sleeps.
+// stream is seeded, so a seed gives the same result on every run; nothing sleeps. Batch stages
+// start their batches after the last event of an instant (plant.h).
 //
 //   SimulationOptions options;
 //   options.phase_bounds = PhaseBounds(workload);

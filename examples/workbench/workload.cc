@@ -41,13 +41,25 @@ StageSpec ParseStage(const json& j, const std::string& path, FieldReader& parent
     stage.kind = StageSpec::Kind::kDelay;
   } else if (kind == "queue") {
     stage.kind = StageSpec::Kind::kQueue;
+  } else if (kind == "batch") {
+    stage.kind = StageSpec::Kind::kBatch;
   } else if (r.ok()) {
-    r.Fail("kind", "must be \"delay\" or \"queue\", got \"" + kind + "\"");
+    r.Fail("kind", "must be \"delay\", \"queue\" or \"batch\", got \"" + kind + "\"");
   }
   if (stage.kind == StageSpec::Kind::kQueue) {
     stage.servers = static_cast<int>(r.Int("servers", 1, 1, 1'000'000));
   } else if (r.Has("servers")) {
-    r.Fail("servers", "applies to \"queue\" stages only (a delay stage has no servers)");
+    r.Fail("servers", stage.kind == StageSpec::Kind::kBatch
+                          ? "applies to \"queue\" stages only (a batch stage has one writer)"
+                          : "applies to \"queue\" stages only (a delay stage has no servers)");
+  }
+  if (stage.kind == StageSpec::Kind::kBatch) {
+    stage.max_batch = static_cast<int>(r.Int("max_batch", stage.max_batch, 1, 1'000'000));
+    stage.per_request_ms = r.Number("per_request_ms", 0.0, 0.0);
+  } else {
+    for (std::string_view key : {"max_batch", "per_request_ms"}) {
+      if (r.Has(key)) r.Fail(key, "applies to \"batch\" stages only");
+    }
   }
   ReadDistribution(r, "service_ms", /*required=*/true, stage.service_ms);
   stage.per_mib_ms = r.Number("per_mib_ms", 0.0, 0.0);
@@ -167,6 +179,7 @@ constexpr ParamName kParams[] = {
     {"servers", true, ParamChange::Param::kServers},
     {"scale", true, ParamChange::Param::kScale},
     {"per_mib_ms", true, ParamChange::Param::kPerMibMs},
+    {"per_request_ms", true, ParamChange::Param::kPerRequestMs},
     {"rate_per_s", false, ParamChange::Param::kRatePerS},
     {"size_scale", false, ParamChange::Param::kSizeScale},
     {"error_fraction", false, ParamChange::Param::kErrorFraction},
@@ -196,7 +209,8 @@ Status ParseChange(const std::string& target, const json& value, const std::stri
   }
   if (found == nullptr) {
     return fail(change.is_stage
-                    ? "a stage's steppable parameters are servers, scale, per_mib_ms"
+                    ? "a stage's steppable parameters are servers, scale, per_mib_ms, "
+                      "per_request_ms"
                     : "a client's steppable parameters are rate_per_s, size_scale, "
                       "error_fraction, hang_fraction");
   }
@@ -204,9 +218,15 @@ Status ParseChange(const std::string& target, const json& value, const std::stri
   if (change.is_stage) {
     int stage = StageIndex(w.stages, name);
     if (stage < 0) return fail("no stage is named \"" + name + "\"");
-    if (change.param == ParamChange::Param::kServers &&
-        w.stages[static_cast<size_t>(stage)].kind != StageSpec::Kind::kQueue) {
-      return fail("stage \"" + name + "\" is a delay stage and has no servers");
+    StageSpec::Kind stage_kind = w.stages[static_cast<size_t>(stage)].kind;
+    if (change.param == ParamChange::Param::kServers && stage_kind != StageSpec::Kind::kQueue) {
+      return fail("stage \"" + name + "\" is a " +
+                  (stage_kind == StageSpec::Kind::kBatch ? "batch stage and has one writer"
+                                                         : "delay stage and has no servers"));
+    }
+    if (change.param == ParamChange::Param::kPerRequestMs &&
+        stage_kind != StageSpec::Kind::kBatch) {
+      return fail("stage \"" + name + "\" is not a batch stage and has no per_request_ms");
     }
     change.indices.push_back(stage);
   } else {
@@ -338,6 +358,9 @@ void ApplyChange(const ParamChange& change, std::vector<StageSpec>& stages,
         break;
       case ParamChange::Param::kPerMibMs:
         stages[i].per_mib_ms = change.value;
+        break;
+      case ParamChange::Param::kPerRequestMs:
+        stages[i].per_request_ms = change.value;
         break;
       case ParamChange::Param::kRatePerS:
         clients[i].rate_per_s = change.value;

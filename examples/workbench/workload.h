@@ -26,13 +26,16 @@ struct StageSpec {
   enum class Kind {
     kDelay,  // Unlimited parallelism: a network round trip, client work that overlaps freely.
     kQueue,  // `servers` FIFO servers: a server thread, LMDB's single writer, a disk of depth k.
+    kBatch,  // One writer serving everything waiting as one batch: LMDB group commit.
   };
   std::string name;
   Kind kind = Kind::kDelay;
-  int servers = 1;            // kQueue only. Steppable.
-  Distribution service_ms;    // Service time per request, in milliseconds.
-  double per_mib_ms = 0.0;    // Extra service time per MiB of the request's blob. Steppable.
-  double scale = 1.0;         // Multiplies the whole service time ("latency x10"). Steppable.
+  int servers = 1;              // kQueue only. Steppable.
+  Distribution service_ms;      // Service time per request (kBatch: per batch), in milliseconds.
+  double per_mib_ms = 0.0;      // Extra service time per MiB of the request's blob. Steppable.
+  double per_request_ms = 0.0;  // kBatch only: what each member adds to its batch. Steppable.
+  int max_batch = 1024;         // kBatch only: the most requests in one batch.
+  double scale = 1.0;           // Multiplies the whole service time ("latency x10"). Steppable.
   // Contention: once more than `contention_threshold` requests are in the stage (waiting or in
   // service), each extra one slows a starting service by `contention_slowdown` (a fraction).
   int contention_threshold = 0;
@@ -73,7 +76,7 @@ struct ClientSpec {
 // One parameter change: `target` is "stage.<name>.<param>" or "client.<name|*>.<param>".
 struct ParamChange {
   enum class Param {
-    kServers, kScale, kPerMibMs,                          // stage
+    kServers, kScale, kPerMibMs, kPerRequestMs,           // stage
     kRatePerS, kSizeScale, kErrorFraction, kHangFraction  // client
   };
   bool is_stage = true;

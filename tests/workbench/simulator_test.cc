@@ -31,6 +31,15 @@ class SimulatorTest : public ::testing::Test {
     return w;
   }
 
+  // Group commit: one batch stage, `commit_ms` per batch plus `per_request_ms` per member, and a
+  // closed-loop client of `concurrency` jobs.
+  static Workload GroupCommit(double commit_ms, double per_request_ms, int concurrency) {
+    Workload w = OneStage(StageSpec::Kind::kBatch, Distribution::Constant(commit_ms));
+    w.stages[0].per_request_ms = per_request_ms;
+    w.clients[0].concurrency = concurrency;
+    return w;
+  }
+
   static SimulationResult Run(const Workload& w, int limit, std::vector<double> bounds,
                               double bucket_s = 0.0) {
     SimulationOptions options;
@@ -116,6 +125,49 @@ TEST_F(SimulatorTest, StepChangesCapacityAtItsTime) {
   SimulationResult result = Run(w, 100, PhaseBounds(w));
   EXPECT_NEAR(result.phases[0].throughput(), 4000.0, 1.0);
   EXPECT_NEAR(result.phases[1].throughput(), 2000.0, 1.0);
+}
+
+TEST_F(SimulatorTest, BatchStageServesEveryWaitingRequestInOneBatch) {
+  // Group commit, S = 1 ms per batch plus p = 0.25 ms per request: with all N requests in every
+  // batch, throughput is N / (S + N p) and latency S + N p, rising with N past the knee.
+  for (int n : {1, 4, 12}) {
+    SimulationResult result = Run(GroupCommit(1.0, 0.25, n), 100, {1.0, 11.0});
+    const double batch_ms = 1.0 + n * 0.25;
+    EXPECT_DOUBLE_EQ(result.phases[0].throughput(), n / (batch_ms / 1000.0)) << n;
+    EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), batch_ms) << n;
+  }
+}
+
+TEST_F(SimulatorTest, MaxBatchCapsEveryBatch) {
+  // 12 requests, batches of at most 4: each batch takes 1 + 4 x 0.25 = 2 ms, so 4 / 2 ms, and
+  // every request waits for the two batches ahead of it: 3 x 2 ms.
+  Workload w = GroupCommit(1.0, 0.25, 12);
+  w.stages[0].max_batch = 4;
+  SimulationResult result = Run(w, 100, {1.0, 11.0});
+  EXPECT_DOUBLE_EQ(result.phases[0].throughput(), 4 / 0.002);
+  EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), 6.0);
+}
+
+TEST_F(SimulatorTest, ArrivalDuringABatchWaitsForTheNextOne) {
+  // Client "a" puts 3 requests into one batch at 0 ms: 2 + 3 x 0.5 = 3.5 ms. Client "b"'s one
+  // request reaches the writer at 1 ms (after a 1 ms delay stage), waits out the batch in service
+  // (2.5 ms more) and then has a batch of its own (2 + 0.5 ms): it ends at 6 ms.
+  Workload w = GroupCommit(2.0, 0.5, 3);
+  w.clients[0].total_jobs = 3;
+  StageSpec net;
+  net.name = "net";
+  net.service_ms = Distribution::Constant(1.0);
+  w.stages.push_back(net);
+  ClientSpec b;
+  b.name = "b";
+  b.total_jobs = 1;
+  b.path = {1, 0};
+  w.clients.push_back(b);
+  SimulationResult result = Run(w, 10, {0.0, 60.0});
+  EXPECT_DOUBLE_EQ(result.end_s, 0.006);
+  EXPECT_EQ(result.phases[0].successes_by_client, (std::vector<uint64_t>{3, 1}));
+  EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), (3 * 3.5 + 6.0) / 4);
+  EXPECT_NEAR(result.phases[0].latency.QuantileMs(1.0), 6.0, 6.0 * 0.01);
 }
 
 TEST_F(SimulatorTest, SameSeedSameResult) {

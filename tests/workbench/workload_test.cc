@@ -22,12 +22,16 @@ constexpr const char* kValid = R"({
             {"at_s": 10, "set": {"client.*.size_scale": 10, "stage.net.scale": 5}}]
 })";
 
-// Replaces the first occurrence of `from` in kValid with `to`.
-std::string Edit(const std::string& from, const std::string& to) {
-  std::string text = kValid;
+// Replaces the first occurrence of `from` in `text` (kValid by default) with `to`.
+std::string Edit(const std::string& from, const std::string& to, std::string text = kValid) {
   size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   return text.replace(at, from.size(), to);
+}
+
+// kValid with its first stage ("net") a batch stage, with `fields` (", ..." or "") added.
+std::string AsBatch(const std::string& fields = "") {
+  return Edit(R"("kind": "delay")", R"("kind": "batch")" + fields);
 }
 
 std::string ErrorOf(const std::string& text) {
@@ -75,6 +79,42 @@ TEST(WorkloadTest, MalformedFilesNameTheField) {
                 .find("clients[0].path[0]"),
             std::string::npos);
   EXPECT_NE(ErrorOf(R"({"name": "w", )").find("w.json: not valid JSON"), std::string::npos);
+}
+
+TEST(WorkloadTest, BatchStageParsesWithDefaults) {
+  StatusOr<Workload> w = ParseWorkload(AsBatch(), "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->stages[0].kind, StageSpec::Kind::kBatch);
+  EXPECT_EQ(w->stages[0].max_batch, 1024);
+  EXPECT_EQ(w->stages[0].per_request_ms, 0.0);
+  w = ParseWorkload(Edit(R"("stage.net.scale": 5)", R"("stage.net.per_request_ms": 0.5)",
+                         AsBatch(R"(, "max_batch": 16, "per_request_ms": 0.25)")),
+                    "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->stages[0].max_batch, 16);
+  EXPECT_EQ(w->stages[0].per_request_ms, 0.25);
+  EXPECT_EQ(w->steps[0].changes[1].param, ParamChange::Param::kPerRequestMs);
+}
+
+TEST(WorkloadTest, MalformedBatchStagesNameTheField) {
+  EXPECT_NE(ErrorOf(AsBatch(R"(, "servers": 2)"))
+                .find(R"(stages[0].servers: applies to "queue" stages only (a batch stage)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(AsBatch(R"(, "max_batch": 0)"))
+                .find("stages[0].max_batch: must be an integer in [1, 1000000], got 0"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(AsBatch(R"(, "per_request_ms": -1)"))
+                .find("stages[0].per_request_ms: must be a number >= 0, got -1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("servers": 2)", R"("servers": 2, "max_batch": 8)"))
+                .find(R"(stages[1].max_batch: applies to "batch" stages only)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers")", R"("stage.net.servers")", AsBatch()))
+                .find(R"(steps[0].set.stage.net.servers: stage "net" is a batch stage)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("stage.net.scale")", R"("stage.server.per_request_ms")"))
+                .find(R"(stage "server" is not a batch stage and has no per_request_ms)"),
+            std::string::npos);
 }
 
 TEST(WorkloadTest, EveryErrorStartsWithTheFileName) {
