@@ -9,12 +9,14 @@
 #include <utility>
 
 #include "blobtune/tuner/algorithm_registry.h"
+#include "closed_loop.h"
 #include "sample_maker.h"
 
 namespace blobtune::tuner {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::ClosedLoop;
 using testing::Drop;
 using testing::Success;
 
@@ -69,47 +71,6 @@ TEST(KneeLimitConfigTest, RegistryBuildsItWithParameters) {
 }
 
 // ---- Dynamics, against a deterministic closed loop ----
-
-// A saturated closed loop in front of a resource that holds `knee` accesses without queueing:
-// every access takes max(w0, inflight * service) (queueing past the knee), and the loop keeps
-// `limit` accesses in flight. Time advances by one latency per round of `limit` completions.
-// With a jitter j, accesses alternately take (1 - j) and (1 + j) times that (a cv of j).
-class ClosedLoop {
- public:
-  ClosedLoop(Duration w0, Duration service) : w0_(w0), service_(service) {}
-
-  Duration LatencyAt(int inflight) const { return std::max(w0_, inflight * service_); }
-
-  // Runs `rounds` rounds; returns the largest limit seen.
-  int Run(LimitAlgorithm& algorithm, int rounds) {
-    int max_limit = algorithm.limit();
-    for (int r = 0; r < rounds; ++r) {
-      const int limit = algorithm.limit();
-      const Duration latency = LatencyAt(limit);
-      for (int i = 0; i < limit; ++i) {
-        // Completions spread over the round; each was granted one latency before it ended.
-        const Duration end = now_ + latency * (i + 1) / limit;
-        const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
-        const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
-        algorithm.Update(Success(end - taken, taken, limit));
-        max_limit = std::max(max_limit, algorithm.limit());
-      }
-      now_ += latency;
-    }
-    return max_limit;
-  }
-
-  void set_w0(Duration w0) { w0_ = w0; }
-  void set_service(Duration service) { service_ = service; }
-  void set_jitter(double jitter) { jitter_ = jitter; }
-  Duration now() const { return now_; }
-
- private:
-  Duration w0_;
-  Duration service_;
-  double jitter_ = 0;
-  Duration now_ = 1s;
-};
 
 TEST(KneeLimitTest, RampsUpFastFromOneWhileLatencyIsFlat) {
   KneeLimit knee = KneeLimit::Create({.max_limit = 1000}).value();

@@ -53,6 +53,15 @@ Status SetDouble(double& field, std::string_view /*name*/, double value) {
   return Status::Ok();
 }
 
+Status SetBool(bool& field, std::string_view name, double value) {
+  if (value != 0 && value != 1) {
+    return Status::InvalidArgument("parameter " + Quote(name) + " must be 0 or 1 (got " +
+                                   FormatNumber(value) + ")");
+  }
+  field = value == 1;
+  return Status::Ok();
+}
+
 Status SetSeed(uint64_t& field, std::string_view name, double value) {
   constexpr double kMaxExact = 9007199254740992.0;  // 2^53: every integer below is exact.
   if (std::trunc(value) != value || value < 0 || value > kMaxExact) {
@@ -145,7 +154,7 @@ constexpr std::array<Param<EnvoyGradientLimit::Options>, 11> kEnvoyGradientParam
     {"seed", [](auto& o, auto n, double v) { return SetSeed(o.seed, n, v); }},
 }};
 
-constexpr std::array<Param<KneeLimit::Options>, 13> kKneeParams{{
+constexpr std::array<Param<KneeLimit::Options>, 14> kKneeParams{{
     {"initial_limit", [](auto& o, auto n, double v) { return SetInt(o.initial_limit, n, v); }},
     {"min_limit", [](auto& o, auto n, double v) { return SetInt(o.min_limit, n, v); }},
     {"max_limit", [](auto& o, auto n, double v) { return SetInt(o.max_limit, n, v); }},
@@ -163,6 +172,8 @@ constexpr std::array<Param<KneeLimit::Options>, 13> kKneeParams{{
     {"growth_factor", [](auto& o, auto n, double v) { return SetDouble(o.growth_factor, n, v); }},
     {"growth_tolerance",
      [](auto& o, auto n, double v) { return SetDouble(o.growth_tolerance, n, v); }},
+    {"seek_throughput",
+     [](auto& o, auto n, double v) { return SetBool(o.seek_throughput, n, v); }},
 }};
 
 // ---- The registry: one row per algorithm. Add a row (and a parameter table) to register one. --

@@ -80,7 +80,11 @@ StatusOr<KneeLimit> KneeLimit::Create(const Options& options) {
   return KneeLimit(options);
 }
 
-KneeLimit::KneeLimit(const Options& options) : options_(options), limit_(options.initial_limit) {}
+KneeLimit::KneeLimit(const Options& options)
+    : options_(options),
+      limit_(options.initial_limit),
+      climb_countdown_(kClimbFirstInterval),
+      climb_interval_(kClimbFirstInterval) {}
 
 int KneeLimit::MinWindowSamples() const {
   if (state_ == State::kProbing) {
@@ -233,7 +237,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (const std::optional<double> cv2 = LatencyCv2(w)) {
     latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (*cv2 - *latency_cv2_) : *cv2;
   }
-  double target = Target(*goodput_);
+  double target = Target(*goodput_) + climb_;
   if (growing) {
     target = std::max(target, limit_ * options_.growth_factor);
     state_ = State::kGrowing;
@@ -243,6 +247,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   } else {
     state_ = State::kTracking;
   }
+  if (HoldForClimb(w, duration_s, window_limit)) return;
   const double floor = std::ceil(limit_ * options_.max_decrease);
   const int proposal = internal::ClampLimit(std::max(std::round(target), floor), options_.min_limit,
                                             options_.max_limit);
@@ -308,7 +313,7 @@ AlgorithmEstimates KneeLimit::estimates() const {
       estimates.state = "growing";
       break;
     case State::kTracking:
-      estimates.state = "tracking";
+      estimates.state = climb_phase_ == ClimbPhase::kTrial ? "climbing" : "tracking";
       break;
     case State::kAppLimited:
       estimates.state = "app_limited";

@@ -73,6 +73,7 @@ bool KneeLimit::LatencyTurnedRegular(const Window& w) {
 }
 
 void KneeLimit::StartProbe(TimePoint now) {
+  EndClimb(/*forget=*/true);  // The resource changed: what a climb learned is stale.
   limit_before_probe_ = limit_;
   limit_ = std::max(1, options_.min_limit);
   probe_epoch_ = now;
@@ -81,6 +82,7 @@ void KneeLimit::StartProbe(TimePoint now) {
 }
 
 void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck) {
+  EndClimb(/*forget=*/true);  // The resource changed: what a climb learned is stale.
   recheck_probe_ = recheck;
   recheck_due_ = false;
   windows_since_check_ = 0;

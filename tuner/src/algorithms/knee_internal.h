@@ -77,6 +77,26 @@ constexpr double kBaselineBlock = 64;
 constexpr double kFirstWindowSamples = 96;
 constexpr Duration kFirstWindowMaxTime = std::chrono::milliseconds(500);
 
+// Throughput climb (Options::seek_throughput). A trial moves the limit by kClimbStep of it:
+// small enough that a step past the peak costs little latency while it is measured, large
+// enough that group commit's gain per step stands out of the noise (on the group_commit
+// workload, 25% more limit gives 4-20% more goodput up to twice the knee, 2-3% near the
+// oracle's L*). The higher limit is kept if its goodput is kClimbMinGain higher and
+// kClimbSignificance standard errors of the difference; each span is kClimbBlocks blocks of
+// max(kClimbMinBlock, kClimbBlockPerLimit * limit) accesses (batch means: blocks of many
+// accesses are nearly independent even when accesses finish in bursts). A trial that did not
+// move the limit waits kClimbFirstInterval tracking windows before the next, doubling up to
+// kClimbMaxInterval: on a resource whose goodput is flat past the knee, trials (each one step
+// of extra queue for a span) become rare.
+constexpr double kClimbStep = 0.25;
+constexpr double kClimbMinGain = 0.02;
+constexpr double kClimbSignificance = 2.0;
+constexpr int kClimbBlocks = 8;
+constexpr double kClimbMinBlock = 32;
+constexpr double kClimbBlockPerLimit = 4;
+constexpr int kClimbFirstInterval = 16;
+constexpr int kClimbMaxInterval = 512;
+
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace blobtune::tuner::knee_internal

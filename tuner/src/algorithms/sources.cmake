@@ -8,5 +8,6 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/gradient2.cc
   src/algorithms/knee.cc
   src/algorithms/knee_baseline.cc
+  src/algorithms/knee_climb.cc
   src/algorithms/vegas.cc
 )

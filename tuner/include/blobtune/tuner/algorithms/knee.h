@@ -84,8 +84,28 @@
 //             slow start resumes from that probe's limit (and the timer restarts at 1024).
 //             A re-check that lowers nothing doubles the interval (at most 8192).
 //
+// Throughput climb (Options::seek_throughput, off by default). Some resources serve more per
+// second the more accesses wait: a writer that commits every queued write in one transaction
+// (group commit) does the same two flushes for one write or a hundred, so goodput keeps rising
+// long past the knee above, at the cost of latency. With the option on, while tracking with a
+// binding limit, a trial holds the limit L for a reference span, then moves it by a step
+// s = max(1, round(0.25 * L)) for a trial span (one window in between to settle), and keeps the
+// higher of the two limits only if its goodput is higher by at least 2% and by at least two
+// standard errors of the difference (each span: 8 blocks of max(32, 4 * L) accesses, the error
+// from the spread of the blocks' rates). The limit then stays where the trial left it:
+//   c   = max(0, L_kept - target(x_kept))   the climb, added to every later target
+// (x restarts from the kept span's goodput). A step up that paid off is followed at once by
+// the next one; otherwise the next trial waits 16 windows, doubling to 512, and goes down
+// (towards the knee, never below L - c) while c > 0. A probe or slow start forgets c (the
+// resource changed), and a limit that stops binding ends a trial.
+// It is off by default because clients that share a resource through limiters of their own
+// cannot tell this from taking each other's share: raising one's limit on a saturated FIFO
+// resource shared with n - 1 others raises its goodput by nearly a 1 - 1/n fraction of the
+// step, more than group commit gives near its peak, and every client would keep climbing.
+// Turn it on for a resource that one limiter alone feeds (the blob store's writes).
+//
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
-// "app_limited", "probing" (any of the three probes).
+// "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
 //
 // Sample::weight counts in every sum; Sample::bytes is not used (latency is what the limit
 // controls, whatever the size). Samples with latency <= 0 count as successes of zero latency.
@@ -141,6 +161,9 @@ class KneeLimit final : public LimitAlgorithm {
     // Latency above the baseline still read as "no queue", as a fraction. Default: 0.1.
     // REQUIRES: 0 <= growth_tolerance <= 10.
     double growth_tolerance = 0.1;
+    // Climb past the knee while goodput confirms each step (see "Throughput climb" above).
+    // Default: false.
+    bool seek_throughput = false;
 
     Status Validate() const;
   };
@@ -167,6 +190,25 @@ class KneeLimit final : public LimitAlgorithm {
 
  private:
   enum class State { kStartup, kGrowing, kTracking, kAppLimited, kProbing };
+  // A throughput trial (knee_climb.cc): idle, measuring the reference, or measuring the step.
+  enum class ClimbPhase { kIdle, kReference, kTrial };
+
+  // Goodput over a span of windows, in blocks of about `block_size` accesses, for the mean
+  // rate and its standard error (the spread of the blocks' rates: batch means).
+  struct RateBlocks {
+    double block_size = 0;
+    double served = 0;  // Of closed blocks.
+    double duration_s = 0;
+    int blocks = 0;
+    double rate_sum = 0;
+    double rate_sq_sum = 0;
+    double open_served = 0;  // The block being filled.
+    double open_duration_s = 0;
+
+    void Add(double window_served, double window_duration_s);
+    double Rate() const { return duration_s > 0 ? served / duration_s : 0.0; }
+    double StandardError() const;
+  };
 
   // The sums of the open window (see the header comment); weights included.
   struct Window {
@@ -204,6 +246,12 @@ class KneeLimit final : public LimitAlgorithm {
   // Whether the window's latency is far more regular than usual (knee_baseline.cc); averages
   // it into the usual spread.
   bool LatencyTurnedRegular(const Window& w);
+  // The throughput climb (knee_climb.cc). Returns true while a trial holds the limit; the
+  // control law then skips the window.
+  bool HoldForClimb(const Window& w, double duration_s, int window_limit);
+  void StartClimbTrial();
+  void FinishClimbTrial();
+  void EndClimb(bool forget);
   // B + h * sqrt(B) + d with B = goodput * W0 (see above).
   double Target(double goodput) const;
   double Headroom() const;
@@ -246,6 +294,17 @@ class KneeLimit final : public LimitAlgorithm {
   int window_max_inflight_ = 0;
   int limit_before_probe_ = 0;
   TimePoint probe_epoch_{};  // Samples granted before this are skipped in a probe.
+  // Throughput climb.
+  double climb_ = 0;  // c: accesses added to the target.
+  ClimbPhase climb_phase_ = ClimbPhase::kIdle;
+  int climb_from_ = 0;         // The limit of the reference span.
+  int climb_to_ = 0;           // The limit of the trial span.
+  bool climb_up_ = true;       // Direction of the next trial.
+  int climb_countdown_ = 0;    // Tracking windows until the next trial.
+  int climb_settle_ = 0;       // Windows of the trial span not measured (the queue fills).
+  int climb_interval_ = 0;     // Windows between trials that did not pay off.
+  RateBlocks climb_reference_;
+  RateBlocks climb_trial_;
 };
 
 }  // namespace blobtune::tuner

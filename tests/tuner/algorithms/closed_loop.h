@@ -1,0 +1,73 @@
+// ClosedLoop: a deterministic, saturated closed loop for the limit algorithm tests, on a fake
+// time line (no clock, no sleeping).
+//
+// The loop keeps `limit` accesses in flight in front of a resource where every access takes
+//   max(w0, fixed + inflight * service)
+// With fixed = 0 that is a resource that holds w0 / service accesses without queueing and
+// queues past that knee (goodput flat at 1 / service). With w0 = 0 and fixed > 0 it is group
+// commit: one batch of all accesses in flight, a fixed cost per batch and `service` per
+// access, so goodput inflight / (fixed + inflight * service) keeps rising with the limit.
+// Time advances by one latency per round of `limit` completions. With a jitter j, accesses
+// alternately take (1 - j) and (1 + j) times that (a cv of j).
+//
+// Thread-safety: none; a test's local.
+#ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
+#define BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
+
+#include <algorithm>
+#include <chrono>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "sample_maker.h"
+
+namespace blobtune::tuner::testing {
+
+class ClosedLoop {
+ public:
+  ClosedLoop(Duration w0, Duration service) : w0_(w0), service_(service) {}
+
+  // Group commit: `commit` per batch of every access in flight, plus `per_access` each.
+  static ClosedLoop GroupCommit(Duration commit, Duration per_access) {
+    ClosedLoop loop(Duration::zero(), per_access);
+    loop.fixed_ = commit;
+    return loop;
+  }
+
+  Duration LatencyAt(int inflight) const { return std::max(w0_, fixed_ + inflight * service_); }
+
+  // Runs `rounds` rounds; returns the largest limit seen.
+  int Run(LimitAlgorithm& algorithm, int rounds) {
+    int max_limit = algorithm.limit();
+    for (int r = 0; r < rounds; ++r) {
+      const int limit = algorithm.limit();
+      const Duration latency = LatencyAt(limit);
+      for (int i = 0; i < limit; ++i) {
+        // Completions spread over the round; each was granted one latency before it ended.
+        const Duration end = now_ + latency * (i + 1) / limit;
+        const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
+        const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
+        algorithm.Update(Success(end - taken, taken, limit));
+        max_limit = std::max(max_limit, algorithm.limit());
+      }
+      now_ += latency;
+    }
+    return max_limit;
+  }
+
+  void set_w0(Duration w0) { w0_ = w0; }
+  void set_service(Duration service) { service_ = service; }
+  void set_jitter(double jitter) { jitter_ = jitter; }
+  Duration now() const { return now_; }
+
+ private:
+  Duration w0_;
+  Duration service_;
+  Duration fixed_ = Duration::zero();
+  double jitter_ = 0;
+  Duration now_ = std::chrono::seconds(1);
+};
+
+}  // namespace blobtune::tuner::testing
+
+#endif  // BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_

@@ -1,0 +1,114 @@
+// The knee algorithm's throughput climb (KneeLimit::Options::seek_throughput), against the
+// deterministic closed loops of closed_loop.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/algorithms/knee.h"
+#include "closed_loop.h"
+
+namespace blobtune::tuner {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ClosedLoop;
+
+// Group commit: 10 ms per batch plus 0.1 ms per access. Goodput L / (10 ms + L * 0.1 ms):
+// 99/s at 1, 1,379/s at 16, 6,667/s at 200, 8,000/s at 400. A step of 25% more limit gains
+// 1.25 (10 + 0.1 L) / (10 + 0.125 L) - 1, at least 2% up to L = 920.
+ClosedLoop GroupCommitLoop() { return ClosedLoop::GroupCommit(10ms, 100us); }
+
+double Goodput(const ClosedLoop& loop, int limit) {
+  return limit / std::chrono::duration<double>(loop.LatencyAt(limit)).count();
+}
+
+TEST(KneeClimbTest, OffByDefaultTheLimitStaysAtTheKnee) {
+  KneeLimit knee = KneeLimit::Create({.max_limit = 400}).value();
+  EXPECT_FALSE(knee.options().seek_throughput);
+  ClosedLoop loop = GroupCommitLoop();
+  for (int i = 0; i < 30; ++i) {
+    loop.Run(knee, 100);
+    EXPECT_NE(knee.estimates().state, "climbing");
+  }
+  // W0 = 10.1 ms (measured at limit 1); slow start stops at 16 (11.6 ms > 1.1 W0), where
+  // B = 1,379/s * 10.1 ms = 13.9 and the target B + 0.5 sqrt(B) = 15.8.
+  EXPECT_GE(knee.limit(), 12);
+  EXPECT_LE(knee.limit(), 20);
+}
+
+TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
+  KneeLimit knee = KneeLimit::Create({.max_limit = 400, .seek_throughput = true}).value();
+  ClosedLoop loop = GroupCommitLoop();
+  loop.Run(knee, 200);  // Slow start ends at 16 (see above).
+  ASSERT_EQ(knee.estimates().state, "tracking");
+  ASSERT_LE(knee.limit(), 20);
+  bool saw_climbing = false;
+  int previous = knee.limit();
+  for (int i = 0; i < 400; ++i) {
+    loop.Run(knee, 10);
+    saw_climbing = saw_climbing || knee.estimates().state == "climbing";
+    // A trial moves the limit by a quarter of it (rounded), the control law by a tenth.
+    EXPECT_LE(knee.limit(), previous + std::max(1, (previous + 2) / 4) + previous / 10 + 1);
+    previous = knee.limit();
+  }
+  EXPECT_TRUE(saw_climbing);
+  // Each step of 25% pays at least 2% up to 920: the limit climbs from 16 until the step to
+  // the ceiling (400) pays less than 2% (364 -> 400: 1.98%), and holds there between trials.
+  for (int i = 0; i < 100; ++i) {
+    loop.Run(knee, 10);
+    if (knee.estimates().state == "climbing") continue;
+    EXPECT_GE(knee.limit(), 320);
+    EXPECT_GE(Goodput(loop, knee.limit()), 0.95 * Goodput(loop, 400));
+  }
+}
+
+TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
+  KneeLimit knee = KneeLimit::Create({.seek_throughput = true}).value();
+  ClosedLoop loop(10ms, 1ms);  // Knee at 10 accesses; goodput flat at 1,000/s past it.
+  loop.Run(knee, 200);
+  const int settled = knee.limit();
+  EXPECT_GE(settled, 11);
+  EXPECT_LE(settled, 13);
+  // Count trials (rounds that start above the settled limit after one that did not) and the
+  // rounds between them.
+  std::vector<int> trial_starts;
+  bool above = false;
+  for (int round = 0; round < 6000; ++round) {
+    loop.Run(knee, 1);
+    const bool now_above = knee.limit() > settled;
+    if (now_above && !above) trial_starts.push_back(round);
+    above = now_above;
+    EXPECT_GE(knee.limit(), settled);  // No trial goes down: nothing was climbed.
+  }
+  EXPECT_EQ(knee.limit(), settled);
+  // A trial that does not pay doubles the wait for the next (16, 32, ... 512 windows): the
+  // gaps between trials grow, then stay (give or take a round).
+  ASSERT_GE(trial_starts.size(), 4u);
+  EXPECT_LE(trial_starts.size(), 10u);
+  for (size_t i = 2; i < trial_starts.size(); ++i) {
+    EXPECT_GE(trial_starts[i] - trial_starts[i - 1],
+              trial_starts[i - 1] - trial_starts[i - 2] - 1)
+        << "trial " << i;
+  }
+  EXPECT_GE(trial_starts[3] - trial_starts[2], 2 * (trial_starts[1] - trial_starts[0]));
+}
+
+TEST(KneeClimbTest, RegistryTakesTheOptionAsZeroOrOne) {
+  StatusOr<std::unique_ptr<LimitAlgorithm>> on =
+      MakeAlgorithm(ParseAlgorithmSpec("knee:seek_throughput=1").value());
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_TRUE(dynamic_cast<KneeLimit&>(**on).options().seek_throughput);
+  StatusOr<std::unique_ptr<LimitAlgorithm>> bad =
+      MakeAlgorithm(ParseAlgorithmSpec("knee:seek_throughput=0.5").value());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("seek_throughput"), std::string_view::npos)
+      << bad.status();
+}
+
+}  // namespace
+}  // namespace blobtune::tuner
