@@ -30,13 +30,17 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+// `default_algorithm`: the spec used when options.algorithm is empty; "" for the library's.
 StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& options,
+                                                      std::string_view default_algorithm,
                                                       tuner::LimiterObserver* observer) {
   tuner::LimiterOptions limiter;
-  if (options.algorithm.empty()) {
+  const std::string_view spec_text =
+      options.algorithm.empty() ? default_algorithm : std::string_view(options.algorithm);
+  if (spec_text.empty()) {
     limiter.algorithm = tuner::MakeDefaultAlgorithm();
   } else {
-    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(options.algorithm);
+    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(spec_text);
     if (!spec.ok()) return spec.status();
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*spec);
     if (!algorithm.ok()) return algorithm.status();
@@ -76,10 +80,10 @@ class BlobServer::Impl {
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
 
-    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, *read_metrics);
+    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, "", *read_metrics);
     if (!reads.ok()) return reads.status();
     read_limiter_ = *std::move(reads);
-    StatusOr<std::unique_ptr<tuner::Limiter>> writes = MakeLimiter(options_, *write_metrics);
+    StatusOr<std::unique_ptr<tuner::Limiter>> writes = MakeLimiter(options_, kDefaultWriteAlgorithm, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
     links_[0] = (*store_metrics)->Attach(*store_);

@@ -73,7 +73,7 @@ bool KneeLimit::LatencyTurnedRegular(const Window& w) {
 }
 
 void KneeLimit::StartProbe(TimePoint now) {
-  EndClimb(/*forget=*/true);  // The resource changed: what a climb learned is stale.
+  EndClimb(/*forget=*/true);  // The baseline was stale: so is what a climb learned.
   limit_before_probe_ = limit_;
   limit_ = std::max(1, options_.min_limit);
   probe_epoch_ = now;
@@ -82,7 +82,8 @@ void KneeLimit::StartProbe(TimePoint now) {
 }
 
 void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck) {
-  EndClimb(/*forget=*/true);  // The resource changed: what a climb learned is stale.
+  // Keep what a climb learned, unless the probe finds that the knee moved (below).
+  EndClimb(/*forget=*/false);
   recheck_probe_ = recheck;
   recheck_due_ = false;
   windows_since_check_ = 0;
@@ -195,6 +196,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
       typical_latency_s_ = *baseline_s_;
       limit_ = probe_limit;
       state_ = State::kGrowing;
+      EndClimb(/*forget=*/true);
     }
   } else if (*latency_s >= kNoQueueLatencyRatio * probe_reference_s_) {
     // Half the concurrency, (nearly) the same latency: none of it was our queue. The
@@ -204,6 +206,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
     typical_latency_s_ = *latency_s;
     recheck_interval_ = kRecheckWindows;
     state_ = State::kGrowing;
+    EndClimb(/*forget=*/true);
   } else {
     // Our queue: the resource lost capacity and the baseline holds. The goodput average
     // is stale: restart it from the window that showed the slowdown, and cut to the target.
@@ -219,7 +222,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
     }
     goodput_ = smoothed_served_ / smoothed_duration_s_;
     limit_ = internal::ClampLimit(
-        std::max(std::round(Target(*goodput_)), std::ceil(limit_ * options_.max_decrease)),
+        std::max(std::round(Target(*goodput_) + climb_), std::ceil(limit_ * options_.max_decrease)),
         options_.min_limit, limit_);
   }
 }

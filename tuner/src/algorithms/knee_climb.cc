@@ -93,12 +93,14 @@ void KneeLimit::FinishClimbTrial() {
   const bool up = climb_to_ > climb_from_;
   const RateBlocks& high = up ? climb_trial_ : climb_reference_;
   const RateBlocks& low = up ? climb_reference_ : climb_trial_;
-  // The higher limit must pay for its queue: a gain that is both worth having and real.
+  // A step up must pay for its queue: a gain that is both worth having and real (noise must
+  // not carry the limit up). A step back down keeps the climb unless the lower limit does
+  // about as well: demanding significance there too would let noise wear a real climb away.
   bool keep_high = false;
   if (low.Rate() > 0) {
     const double advantage = high.Rate() / low.Rate() - 1;
     const double error = std::hypot(high.StandardError(), low.StandardError()) / low.Rate();
-    keep_high = advantage >= kClimbMinGain && advantage >= kClimbSignificance * error;
+    keep_high = advantage >= kClimbMinGain && (!up || advantage >= kClimbSignificance * error);
   }
   const RateBlocks& kept = keep_high ? high : low;
   limit_ = keep_high ? std::max(climb_from_, climb_to_) : std::min(climb_from_, climb_to_);

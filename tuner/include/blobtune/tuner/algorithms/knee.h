@@ -89,15 +89,17 @@
 // (group commit) does the same two flushes for one write or a hundred, so goodput keeps rising
 // long past the knee above, at the cost of latency. With the option on, while tracking with a
 // binding limit, a trial holds the limit L for a reference span, then moves it by a step
-// s = max(1, round(0.25 * L)) for a trial span (one window in between to settle), and keeps the
-// higher of the two limits only if its goodput is higher by at least 2% and by at least two
-// standard errors of the difference (each span: 8 blocks of max(32, 4 * L) accesses, the error
-// from the spread of the blocks' rates). The limit then stays where the trial left it:
+// s = max(1, round(0.25 * L)) for a trial span (one window in between to settle); each span is
+// 8 blocks of max(32, 4 * L) accesses. The higher of the two limits is kept only if its goodput
+// is higher by at least 2%, and for a step up also by at least two standard errors of the
+// difference (from the spread of the blocks' rates), so that noise cannot carry the limit up,
+// nor wear a real climb away. The limit then stays where the trial left it:
 //   c   = max(0, L_kept - target(x_kept))   the climb, added to every later target
 // (x restarts from the kept span's goodput). A step up that paid off is followed at once by
 // the next one; otherwise the next trial waits 16 windows, doubling to 512, and goes down
-// (towards the knee, never below L - c) while c > 0. A probe or slow start forgets c (the
-// resource changed), and a limit that stops binding ends a trial.
+// (towards the knee, never below L - c) while c > 0. A probe that finds the knee moved (the
+// deep probe; a shallow one that finds a longer round trip or a faster resource) forgets c,
+// as does slow start after an app-limited spell; a limit that stops binding ends a trial.
 // It is off by default because clients that share a resource through limiters of their own
 // cannot tell this from taking each other's share: raising one's limit on a saturated FIFO
 // resource shared with n - 1 others raises its goodput by nearly a 1 - 1/n fraction of the
