@@ -112,8 +112,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "connections served at once; more get 503 and are closed")(
       "algorithm", po::value(&options->algorithm),
       "limit algorithm of both limiters as a registry spec, e.g. knee, gradient2, "
-      "fixed:limit=8 (default: knee for reads, knee:seek_throughput=1 for the group-committed "
-      "writes)")(
+      "fixed:limit=8 (default: knee for reads, knee:climb=2 for the group-committed writes)")(
       "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
       "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),

@@ -23,10 +23,10 @@
 
 namespace blobtune::server {
 
-// The write limiter's algorithm when ServerOptions::algorithm is empty (see there). The server
-// is the store's only writer, so one limiter alone feeds the resource, which the climb needs
-// (see blobtune/tuner/algorithms/knee.h).
-inline constexpr std::string_view kDefaultWriteAlgorithm = "knee:seek_throughput=1";
+// The write limiter's algorithm when ServerOptions::algorithm is empty (see there): knee with
+// climb = always (2). The server is the store's only writer, so one limiter alone feeds the
+// resource, which the climb needs (see blobtune/tuner/algorithms/knee.h).
+inline constexpr std::string_view kDefaultWriteAlgorithm = "knee:climb=2";
 
 struct ServerOptions {
   // Listen address and port; port 0 picks a free one (BlobServer::port() says which).
@@ -63,9 +63,10 @@ struct ServerOptions {
   int retry_after_seconds = 1;
   // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
   // "gradient2", ...). "" for the defaults: reads get the library's default (knee); writes get
-  // kDefaultWriteAlgorithm, knee that also climbs while goodput confirms it, because the store
-  // commits every queued write in one transaction (group commit: more writes in flight, more
-  // per commit, up to far past the latency knee). Default: "".
+  // kDefaultWriteAlgorithm, knee that climbs while goodput confirms it whether or not it sees
+  // completions come in batches, because the store commits every queued write in one
+  // transaction (group commit: more writes in flight, more per commit, up to far past the
+  // latency knee). Default: "".
   std::string algorithm;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
   size_t max_queue = 256;

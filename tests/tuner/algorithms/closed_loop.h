@@ -4,11 +4,12 @@
 // The loop keeps `limit` accesses in flight in front of a resource where every access takes
 //   max(w0, fixed + inflight * service)
 // With fixed = 0 that is a resource that holds w0 / service accesses without queueing and
-// queues past that knee (goodput flat at 1 / service). With w0 = 0 and fixed > 0 it is group
-// commit: one batch of all accesses in flight, a fixed cost per batch and `service` per
-// access, so goodput inflight / (fixed + inflight * service) keeps rising with the limit.
-// Time advances by one latency per round of `limit` completions. With a jitter j, accesses
-// alternately take (1 - j) and (1 + j) times that (a cv of j).
+// queues past that knee (goodput flat at 1 / service); its completions are spread evenly over
+// a round. GroupCommit() makes w0 = 0 and fixed > 0: one batch of all accesses in flight, a
+// fixed cost per batch and `service` per access, so goodput inflight / (fixed + inflight *
+// service) keeps rising with the limit; a round's completions all end at once. Time advances
+// by one latency per round of `limit` completions. With a jitter j, accesses alternately take
+// (1 - j) and (1 + j) times that (a cv of j).
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -31,6 +32,7 @@ class ClosedLoop {
   static ClosedLoop GroupCommit(Duration commit, Duration per_access) {
     ClosedLoop loop(Duration::zero(), per_access);
     loop.fixed_ = commit;
+    loop.batched_ = true;
     return loop;
   }
 
@@ -43,8 +45,9 @@ class ClosedLoop {
       const int limit = algorithm.limit();
       const Duration latency = LatencyAt(limit);
       for (int i = 0; i < limit; ++i) {
-        // Completions spread over the round; each was granted one latency before it ended.
-        const Duration end = now_ + latency * (i + 1) / limit;
+        // Completions spread over the round (or all at its end); each was granted one latency
+        // before it ended.
+        const Duration end = batched_ ? now_ + latency : now_ + latency * (i + 1) / limit;
         const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
         const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
         algorithm.Update(Success(end - taken, taken, limit));
@@ -64,6 +67,7 @@ class ClosedLoop {
   Duration w0_;
   Duration service_;
   Duration fixed_ = Duration::zero();
+  bool batched_ = false;
   double jitter_ = 0;
   Duration now_ = std::chrono::seconds(1);
 };

@@ -1,4 +1,4 @@
-// The knee algorithm's throughput climb (KneeLimit::Options::seek_throughput), against the
+// The knee algorithm's throughput climb (KneeLimit::Options::climb), against the
 // deterministic closed loops of closed_loop.h.
 #include <gtest/gtest.h>
 
@@ -27,9 +27,10 @@ double Goodput(const ClosedLoop& loop, int limit) {
   return limit / std::chrono::duration<double>(loop.LatencyAt(limit)).count();
 }
 
-TEST(KneeClimbTest, OffByDefaultTheLimitStaysAtTheKnee) {
-  KneeLimit knee = KneeLimit::Create({.max_limit = 400}).value();
-  EXPECT_FALSE(knee.options().seek_throughput);
+using Climb = KneeLimit::Options::Climb;
+
+TEST(KneeClimbTest, NeverClimbingTheLimitStaysAtTheKnee) {
+  KneeLimit knee = KneeLimit::Create({.max_limit = 400, .climb = Climb::kNever}).value();
   ClosedLoop loop = GroupCommitLoop();
   for (int i = 0; i < 30; ++i) {
     loop.Run(knee, 100);
@@ -42,9 +43,16 @@ TEST(KneeClimbTest, OffByDefaultTheLimitStaysAtTheKnee) {
 }
 
 TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
-  KneeLimit knee = KneeLimit::Create({.max_limit = 400, .seek_throughput = true}).value();
+  // By default: the loop's completions come in batches (a round's all end at once).
+  KneeLimit knee = KneeLimit::Create({.max_limit = 400}).value();
+  EXPECT_EQ(knee.options().climb, Climb::kWhenBatched);
   ClosedLoop loop = GroupCommitLoop();
-  loop.Run(knee, 200);  // Slow start ends at 16 (see above).
+  // Slow start ends at 16 (see above); the climb starts from there.
+  for (int i = 0; i < 200 && (knee.estimates().state == "startup" ||
+                              knee.estimates().state == "growing");
+       ++i) {
+    loop.Run(knee, 1);
+  }
   ASSERT_EQ(knee.estimates().state, "tracking");
   ASSERT_LE(knee.limit(), 20);
   bool saw_climbing = false;
@@ -67,8 +75,19 @@ TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
   }
 }
 
+TEST(KneeClimbTest, SpreadCompletionsDoNotClimbByDefault) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);  // Knee at 10 accesses; completions spread evenly.
+  for (int i = 0; i < 60; ++i) {
+    loop.Run(knee, 100);
+    EXPECT_NE(knee.estimates().state, "climbing");
+  }
+  EXPECT_GE(knee.limit(), 11);
+  EXPECT_LE(knee.limit(), 13);
+}
+
 TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
-  KneeLimit knee = KneeLimit::Create({.seek_throughput = true}).value();
+  KneeLimit knee = KneeLimit::Create({.climb = Climb::kAlways}).value();
   ClosedLoop loop(10ms, 1ms);  // Knee at 10 accesses; goodput flat at 1,000/s past it.
   loop.Run(knee, 200);
   const int settled = knee.limit();
@@ -98,16 +117,21 @@ TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
   EXPECT_GE(trial_starts[3] - trial_starts[2], 2 * (trial_starts[1] - trial_starts[0]));
 }
 
-TEST(KneeClimbTest, RegistryTakesTheOptionAsZeroOrOne) {
-  StatusOr<std::unique_ptr<LimitAlgorithm>> on =
-      MakeAlgorithm(ParseAlgorithmSpec("knee:seek_throughput=1").value());
-  ASSERT_TRUE(on.ok()) << on.status();
-  EXPECT_TRUE(dynamic_cast<KneeLimit&>(**on).options().seek_throughput);
-  StatusOr<std::unique_ptr<LimitAlgorithm>> bad =
-      MakeAlgorithm(ParseAlgorithmSpec("knee:seek_throughput=0.5").value());
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("seek_throughput"), std::string_view::npos)
-      << bad.status();
+TEST(KneeClimbTest, RegistryTakesTheOptionAsZeroOneOrTwo) {
+  StatusOr<std::unique_ptr<LimitAlgorithm>> always =
+      MakeAlgorithm(ParseAlgorithmSpec("knee:climb=2").value());
+  ASSERT_TRUE(always.ok()) << always.status();
+  EXPECT_EQ(dynamic_cast<KneeLimit&>(**always).options().climb, Climb::kAlways);
+  StatusOr<std::unique_ptr<LimitAlgorithm>> never =
+      MakeAlgorithm(ParseAlgorithmSpec("knee:climb=0").value());
+  ASSERT_TRUE(never.ok()) << never.status();
+  EXPECT_EQ(dynamic_cast<KneeLimit&>(**never).options().climb, Climb::kNever);
+  for (std::string_view bad_spec : {"knee:climb=3", "knee:climb=0.5", "knee:climb=-1"}) {
+    StatusOr<std::unique_ptr<LimitAlgorithm>> bad =
+        MakeAlgorithm(ParseAlgorithmSpec(bad_spec).value());
+    ASSERT_FALSE(bad.ok()) << bad_spec;
+    EXPECT_NE(bad.status().message().find("climb"), std::string_view::npos) << bad.status();
+  }
 }
 
 }  // namespace

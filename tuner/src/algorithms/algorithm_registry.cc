@@ -53,12 +53,15 @@ Status SetDouble(double& field, std::string_view /*name*/, double value) {
   return Status::Ok();
 }
 
-Status SetBool(bool& field, std::string_view name, double value) {
-  if (value != 0 && value != 1) {
-    return Status::InvalidArgument("parameter " + Quote(name) + " must be 0 or 1 (got " +
-                                   FormatNumber(value) + ")");
+// An enum class whose values are 0, 1, ..., count - 1 in declaration order.
+template <typename Enum>
+Status SetEnum(Enum& field, std::string_view name, double value, int count,
+               std::string_view meanings) {
+  if (std::trunc(value) != value || value < 0 || value >= count) {
+    return Status::InvalidArgument("parameter " + Quote(name) + " must be one of " +
+                                   std::string(meanings) + " (got " + FormatNumber(value) + ")");
   }
-  field = value == 1;
+  field = static_cast<Enum>(static_cast<int>(value));
   return Status::Ok();
 }
 
@@ -172,8 +175,10 @@ constexpr std::array<Param<KneeLimit::Options>, 14> kKneeParams{{
     {"growth_factor", [](auto& o, auto n, double v) { return SetDouble(o.growth_factor, n, v); }},
     {"growth_tolerance",
      [](auto& o, auto n, double v) { return SetDouble(o.growth_tolerance, n, v); }},
-    {"seek_throughput",
-     [](auto& o, auto n, double v) { return SetBool(o.seek_throughput, n, v); }},
+    {"climb",
+     [](auto& o, auto n, double v) {
+       return SetEnum(o.climb, n, v, 3, "0 (never), 1 (when batched), 2 (always)");
+     }},
 }};
 
 // ---- The registry: one row per algorithm. Add a row (and a parameter table) to register one. --

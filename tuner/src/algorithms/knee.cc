@@ -115,6 +115,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   // not dilute its goodput.
   if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
   window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
+  CountCompletionGap(sample);
   if (sample.inflight >= limit_) window_.limit_reached = true;
   const double latency_s = std::max(0.0, Seconds(sample.latency));
   // A drop that took about as long as a success was served by the resource all the same (its
@@ -234,6 +235,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
                        : 0.0;
   drop_holding_ += options_.smoothing * (holding - drop_holding_);
 
+  UpdateBatchedFraction(w);
   if (const std::optional<double> cv2 = LatencyCv2(w)) {
     latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (*cv2 - *latency_cv2_) : *cv2;
   }

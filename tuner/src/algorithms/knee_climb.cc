@@ -1,4 +1,4 @@
-// The knee algorithm's throughput climb (Options::seek_throughput; see knee.h): trials that
+// The knee algorithm's throughput climb (Options::climb; see knee.h): trials that
 // move the limit a step and keep the higher limit only where goodput confirms it. The windows
 // and the control law are in knee.cc, the baseline and its probes in knee_baseline.cc.
 #include <algorithm>
@@ -35,8 +35,36 @@ double KneeLimit::RateBlocks::StandardError() const {
   return std::sqrt(variance / blocks);
 }
 
+void KneeLimit::CountCompletionGap(const Sample& sample) {
+  const TimePoint end = sample.end();
+  if (sample.weight <= 1 && last_end_ && goodput_ && *goodput_ > 0) {
+    const double gap_s = std::abs(Seconds(end - *last_end_));
+    window_.gaps += 1;
+    if (gap_s < kShortGapFraction / *goodput_) window_.short_gaps += 1;
+  }
+  if (!last_end_ || end > *last_end_) last_end_ = end;
+}
+
+void KneeLimit::UpdateBatchedFraction(const Window& w) {
+  if (w.gaps < kMinGapsPerWindow) return;
+  const double fraction = w.short_gaps / w.gaps;
+  batched_fraction_ = batched_fraction_
+                          ? *batched_fraction_ + kBatchedSmoothing * (fraction - *batched_fraction_)
+                          : fraction;
+}
+
+bool KneeLimit::CompletionsBatched() const {
+  return batched_fraction_ && *batched_fraction_ > kBatchedFraction;
+}
+
 bool KneeLimit::HoldForClimb(const Window& w, double duration_s, int window_limit) {
-  if (!options_.seek_throughput) return false;
+  const bool allowed =
+      options_.climb == Options::Climb::kAlways ||
+      (options_.climb == Options::Climb::kWhenBatched && CompletionsBatched());
+  if (!allowed) {
+    EndClimb(/*forget=*/true);
+    return false;
+  }
   if (state_ != State::kTracking) {
     // Slow start looks for the knee anew (the resource changed); an app-limited spell only
     // ends the trial.

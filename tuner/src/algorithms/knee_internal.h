@@ -77,7 +77,7 @@ constexpr double kBaselineBlock = 64;
 constexpr double kFirstWindowSamples = 96;
 constexpr Duration kFirstWindowMaxTime = std::chrono::milliseconds(500);
 
-// Throughput climb (Options::seek_throughput). A trial moves the limit by kClimbStep of it:
+// Throughput climb (Options::climb). A trial moves the limit by kClimbStep of it:
 // small enough that a step past the peak costs little latency while it is measured, large
 // enough that group commit's gain per step stands out of the noise (on the group_commit
 // workload, 25% more limit gives 4-20% more goodput up to twice the knee, 2-3% near the
@@ -96,6 +96,16 @@ constexpr double kClimbMinBlock = 32;
 constexpr double kClimbBlockPerLimit = 4;
 constexpr int kClimbFirstInterval = 16;
 constexpr int kClimbMaxInterval = 512;
+
+// Completions come in batches (a writer that commits many writes at once releases them
+// together) when more than kBatchedFraction of the gaps between consecutive completions are
+// shorter than kShortGapFraction of the mean gap (1 / goodput), on average over windows of at
+// least kMinGapsPerWindow gaps (weight kBatchedSmoothing). Independent completions (Poisson)
+// have about 5% of such gaps; batches of b have (b - 1) / b.
+constexpr double kShortGapFraction = 0.05;
+constexpr double kBatchedFraction = 0.35;
+constexpr double kMinGapsPerWindow = 8;
+constexpr double kBatchedSmoothing = 0.1;
 
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 

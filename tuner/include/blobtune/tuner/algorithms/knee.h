@@ -84,27 +84,33 @@
 //             slow start resumes from that probe's limit (and the timer restarts at 1024).
 //             A re-check that lowers nothing doubles the interval (at most 8192).
 //
-// Throughput climb (Options::seek_throughput, off by default). Some resources serve more per
-// second the more accesses wait: a writer that commits every queued write in one transaction
-// (group commit) does the same two flushes for one write or a hundred, so goodput keeps rising
-// long past the knee above, at the cost of latency. With the option on, while tracking with a
-// binding limit, a trial holds the limit L for a reference span, then moves it by a step
-// s = max(1, round(0.25 * L)) for a trial span (one window in between to settle); each span is
-// 8 blocks of max(32, 4 * L) accesses. The higher of the two limits is kept only if its goodput
-// is higher by at least 2%, and for a step up also by at least two standard errors of the
-// difference (from the spread of the blocks' rates), so that noise cannot carry the limit up,
-// nor wear a real climb away. The limit then stays where the trial left it:
+// Throughput climb (Options::climb). Some resources serve more per second the more accesses
+// wait: a writer that commits every queued write in one transaction (group commit) does the same
+// two flushes for one write or a hundred, so goodput keeps rising long past the knee above, at
+// the cost of latency. Such a resource gives itself away: it releases a batch of accesses at
+// once, so most gaps between consecutive completions are far shorter than the mean gap
+// (batched: over 35% of the gaps below 0.05 / x, on average over windows of >= 8 gaps;
+// independent completions have about 5%). By default (kWhenBatched) the climb runs while
+// completions are batched. While tracking with a binding limit, a trial holds the limit L for a
+// reference span, then moves it by a step s = max(1, round(0.25 * L)) for a trial span (one
+// window in between to settle); each span is 8 blocks of max(32, 4 * L) accesses. The higher of
+// the two limits is kept only if its goodput is higher by at least 2%, and for a step up also
+// by at least two standard errors of the difference (from the spread of the blocks' rates), so
+// that noise cannot carry the limit up, nor wear a real climb away. The limit then stays where
+// the trial left it:
 //   c   = max(0, L_kept - target(x_kept))   the climb, added to every later target
 // (x restarts from the kept span's goodput). A step up that paid off is followed at once by
 // the next one; otherwise the next trial waits 16 windows, doubling to 512, and goes down
 // (towards the knee, never below L - c) while c > 0. A probe that finds the knee moved (the
-// deep probe; a shallow one that finds a longer round trip or a faster resource) forgets c,
-// as does slow start after an app-limited spell; a limit that stops binding ends a trial.
-// It is off by default because clients that share a resource through limiters of their own
-// cannot tell this from taking each other's share: raising one's limit on a saturated FIFO
-// resource shared with n - 1 others raises its goodput by nearly a 1 - 1/n fraction of the
-// step, more than group commit gives near its peak, and every client would keep climbing.
-// Turn it on for a resource that one limiter alone feeds (the blob store's writes).
+// deep probe; a shallow one that finds a longer round trip or a faster resource) forgets c, as
+// do slow start after an app-limited spell and completions that stop coming in batches; a
+// limit that stops binding ends a trial.
+// Clients that share one resource through limiters of their own cannot tell the climb's gain
+// from taking each other's share: raising one's limit on a saturated resource shared with
+// n - 1 others raises one's goodput by nearly a 1 - 1/n fraction of the step, more than group
+// commit gives near its peak, so each would keep climbing. Batched completions rule that out
+// for resources that do not batch (a FIFO server, a disk); for a batching resource that
+// several limiters feed, set kNever (docs/TUNING.md has the measurements).
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
@@ -163,9 +169,10 @@ class KneeLimit final : public LimitAlgorithm {
     // Latency above the baseline still read as "no queue", as a fraction. Default: 0.1.
     // REQUIRES: 0 <= growth_tolerance <= 10.
     double growth_tolerance = 0.1;
-    // Climb past the knee while goodput confirms each step (see "Throughput climb" above).
-    // Default: false.
-    bool seek_throughput = false;
+    // When to climb past the knee while goodput confirms each step (see "Throughput climb"
+    // above): never, while completions come in batches, or always. Default: kWhenBatched.
+    enum class Climb { kNever, kWhenBatched, kAlways };
+    Climb climb = Climb::kWhenBatched;
 
     Status Validate() const;
   };
@@ -223,6 +230,8 @@ class KneeLimit final : public LimitAlgorithm {
     double slow_drops = 0;
     double slow_drop_latency_sum_s = 0;
     double fast_drops = 0;
+    double gaps = 0;        // Between the ends of consecutive single-weight samples.
+    double short_gaps = 0;  // Of those, far shorter than the mean gap (see knee_climb.cc).
   };
 
   explicit KneeLimit(const Options& options);
@@ -254,6 +263,10 @@ class KneeLimit final : public LimitAlgorithm {
   void StartClimbTrial();
   void FinishClimbTrial();
   void EndClimb(bool forget);
+  // Completions that come in batches (knee_climb.cc).
+  void CountCompletionGap(const Sample& sample);
+  void UpdateBatchedFraction(const Window& w);
+  bool CompletionsBatched() const;
   // B + h * sqrt(B) + d with B = goodput * W0 (see above).
   double Target(double goodput) const;
   double Headroom() const;
@@ -276,6 +289,8 @@ class KneeLimit final : public LimitAlgorithm {
   double drop_holding_ = 0;            // d, accesses.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
+  std::optional<TimePoint> last_end_;       // The latest end of a sample so far.
+  std::optional<double> batched_fraction_;  // Average fraction of short gaps per window.
   int stale_windows_ = 0;                    // Consecutive windows with an impossible latency.
   std::optional<double> typical_latency_s_;  // EWMA of window latencies.
   int slowdown_windows_ = 0;                 // Consecutive windows of a sudden slowdown.
