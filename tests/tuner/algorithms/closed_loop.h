@@ -61,6 +61,7 @@ class ClosedLoop {
   void set_w0(Duration w0) { w0_ = w0; }
   void set_service(Duration service) { service_ = service; }
   void set_jitter(double jitter) { jitter_ = jitter; }
+  void set_batched(bool batched) { batched_ = batched; }
   Duration now() const { return now_; }
 
  private:

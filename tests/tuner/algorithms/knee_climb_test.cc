@@ -75,6 +75,25 @@ TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
   }
 }
 
+TEST(KneeClimbTest, ForgetsTheClimbWhenCompletionsStopComingInBatches) {
+  KneeLimit knee = KneeLimit::Create({.max_limit = 400}).value();
+  ClosedLoop loop = GroupCommitLoop();
+  loop.Run(knee, 3000);
+  ASSERT_GE(knee.limit(), 200);
+  // The same goodput curve, but completions spread over each round: no batch to be seen, so
+  // the limit goes back to the knee's own target (16, see above), halving at most per window
+  // (a round of 364 accesses, 46 ms, holds two windows of at least 2 W0 = 20 ms).
+  loop.set_batched(false);
+  int previous = knee.limit();
+  for (int i = 0; i < 300; ++i) {
+    loop.Run(knee, 1);
+    EXPECT_GE(knee.limit(), (previous + 3) / 4);
+    previous = knee.limit();
+  }
+  EXPECT_LE(knee.limit(), 20);
+  EXPECT_NE(knee.estimates().state, "climbing");
+}
+
 TEST(KneeClimbTest, SpreadCompletionsDoNotClimbByDefault) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);  // Knee at 10 accesses; completions spread evenly.

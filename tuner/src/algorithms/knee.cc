@@ -315,7 +315,7 @@ AlgorithmEstimates KneeLimit::estimates() const {
       estimates.state = "growing";
       break;
     case State::kTracking:
-      estimates.state = climb_phase_ == ClimbPhase::kTrial ? "climbing" : "tracking";
+      estimates.state = climb_phase_ == ClimbPhase::kIdle ? "tracking" : "climbing";
       break;
     case State::kAppLimited:
       estimates.state = "app_limited";

@@ -5,13 +5,11 @@
 #include <cmath>
 #include <limits>
 
-#include "algorithm_internal.h"
 #include "blobtune/tuner/algorithms/knee.h"
 #include "knee_internal.h"
 
 namespace blobtune::tuner {
 
-namespace internal = algorithms_internal;
 using namespace knee_internal;
 
 void KneeLimit::RateBlocks::Add(double window_served, double window_duration_s) {
@@ -105,8 +103,9 @@ void KneeLimit::StartClimbTrial() {
   const int to = climb_up_ ? std::min(options_.max_limit, climb_from_ + step)
                            : std::max(lowest, climb_from_ - step);
   if (to == climb_from_) {
+    // No room that way (max_limit, or nothing climbed to go down from): the other way next.
     climb_phase_ = ClimbPhase::kIdle;
-    climb_up_ = true;
+    climb_up_ = climb_ >= 1 ? !climb_up_ : true;
     climb_countdown_ = climb_interval_;
     return;
   }
