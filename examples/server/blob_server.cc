@@ -83,7 +83,8 @@ class BlobServer::Impl {
     StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, "", *read_metrics);
     if (!reads.ok()) return reads.status();
     read_limiter_ = *std::move(reads);
-    StatusOr<std::unique_ptr<tuner::Limiter>> writes = MakeLimiter(options_, kDefaultWriteAlgorithm, *write_metrics);
+    StatusOr<std::unique_ptr<tuner::Limiter>> writes =
+        MakeLimiter(options_, kDefaultWriteAlgorithm, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
     links_[0] = (*store_metrics)->Attach(*store_);

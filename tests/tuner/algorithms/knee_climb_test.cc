@@ -48,8 +48,8 @@ TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
   EXPECT_EQ(knee.options().climb, Climb::kWhenBatched);
   ClosedLoop loop = GroupCommitLoop();
   // Slow start ends at 16 (see above); the climb starts from there.
-  for (int i = 0; i < 200 && (knee.estimates().state == "startup" ||
-                              knee.estimates().state == "growing");
+  for (int i = 0;
+       i < 200 && (knee.estimates().state == "startup" || knee.estimates().state == "growing");
        ++i) {
     loop.Run(knee, 1);
   }
@@ -129,8 +129,7 @@ TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
   ASSERT_GE(trial_starts.size(), 4u);
   EXPECT_LE(trial_starts.size(), 10u);
   for (size_t i = 2; i < trial_starts.size(); ++i) {
-    EXPECT_GE(trial_starts[i] - trial_starts[i - 1],
-              trial_starts[i - 1] - trial_starts[i - 2] - 1)
+    EXPECT_GE(trial_starts[i] - trial_starts[i - 1], trial_starts[i - 1] - trial_starts[i - 2] - 1)
         << "trial " << i;
   }
   EXPECT_GE(trial_starts[3] - trial_starts[2], 2 * (trial_starts[1] - trial_starts[0]));

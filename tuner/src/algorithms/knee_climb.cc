@@ -56,9 +56,8 @@ bool KneeLimit::CompletionsBatched() const {
 }
 
 bool KneeLimit::HoldForClimb(const Window& w, double duration_s, int window_limit) {
-  const bool allowed =
-      options_.climb == Options::Climb::kAlways ||
-      (options_.climb == Options::Climb::kWhenBatched && CompletionsBatched());
+  const bool allowed = options_.climb == Options::Climb::kAlways ||
+                       (options_.climb == Options::Climb::kWhenBatched && CompletionsBatched());
   if (!allowed) {
     EndClimb(/*forget=*/true);
     return false;
@@ -74,8 +73,8 @@ bool KneeLimit::HoldForClimb(const Window& w, double duration_s, int window_limi
     // Hold the limit and measure it: the reference span.
     climb_phase_ = ClimbPhase::kReference;
     climb_from_ = limit_;
-    climb_reference_ = RateBlocks{.block_size = std::max(kClimbMinBlock,
-                                                         kClimbBlockPerLimit * limit_)};
+    climb_reference_ =
+        RateBlocks{.block_size = std::max(kClimbMinBlock, kClimbBlockPerLimit * limit_)};
     pending_direction_ = 0;
     return true;
   }
