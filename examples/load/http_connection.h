@@ -17,6 +17,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <string>
@@ -33,8 +35,11 @@ struct Reply {
 
 class HttpConnection {
  public:
+  // A PUT body is sent over `upload_time` (evenly, in pieces of kUploadPiece bytes) when it is
+  // positive, as a client on a slow link would; at once otherwise.
   HttpConnection(boost::asio::any_io_executor executor, boost::asio::ip::tcp::endpoint server,
-                 std::chrono::milliseconds timeout);
+                 std::chrono::milliseconds timeout,
+                 std::chrono::microseconds upload_time = std::chrono::microseconds::zero());
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
   ~HttpConnection() = default;
@@ -52,8 +57,16 @@ class HttpConnection {
                                                    const std::string& target,
                                                    const std::string& body, bool* reused);
 
+  static constexpr size_t kUploadPiece = 8192;
+
+  // Writes the request, pacing its body over upload_time_.
+  boost::asio::awaitable<void> Write(
+      boost::beast::http::request<boost::beast::http::string_body>& request,
+      boost::system::error_code& ec);
+
   boost::asio::ip::tcp::endpoint server_;
   std::chrono::milliseconds timeout_;
+  std::chrono::microseconds upload_time_;
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
   bool open_ = false;

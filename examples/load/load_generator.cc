@@ -115,7 +115,8 @@ class Runner {
   }
 
   asio::awaitable<void> ClosedWorker() {
-    HttpConnection connection(io_.get_executor(), server_, options_.timeout);
+    HttpConnection connection(io_.get_executor(), server_, options_.timeout,
+                              options_.upload_time);
     for (SteadyTime now = std::chrono::steady_clock::now(); now < end_;
          now = std::chrono::steady_clock::now()) {
       co_await OneRequest(connection, now);
@@ -135,7 +136,8 @@ class Runner {
         connection = std::move(idle_.back());
         idle_.pop_back();
       } else if (opened_ < options_.max_connections) {
-        connection = std::make_unique<HttpConnection>(io_.get_executor(), server_, options_.timeout);
+        connection = std::make_unique<HttpConnection>(io_.get_executor(), server_,
+                                                      options_.timeout, options_.upload_time);
         ++opened_;
       } else {
         if (Measured(next)) ++result_.unsent;

@@ -45,6 +45,8 @@ struct LoadOptions {
   double put_fraction = 0.5;
   // PUT body size in bytes. Default: 4096.
   size_t size = 4096;
+  // Each PUT body is sent over this long (a client on a slow link); 0: at once. Default: 0.
+  std::chrono::microseconds upload_time{0};
   std::string ns = "default";
   // Ids are "<id_prefix>-<n>"; give each run its own prefix. Default: "load".
   std::string id_prefix = "load";

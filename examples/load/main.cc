@@ -10,6 +10,8 @@
 #include <utility>
 
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -33,6 +35,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   load::LoadOptions& o = flags->load;
   std::string mode = "closed";
   int64_t timeout_ms = o.timeout.count();
+  double upload_ms = 0;
   po::options_description options(
       "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, one request\n"
       "each at a time) or open loop (Poisson arrivals at --rate, whatever the answers).\n"
@@ -52,6 +55,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "put-fraction", po::value(&o.put_fraction)->default_value(o.put_fraction),
       "share of PUTs (0..1); the rest are GETs")(
       "size", po::value(&o.size)->default_value(o.size), "PUT body bytes")(
+      "upload-ms", po::value(&upload_ms)->default_value(upload_ms),
+      "send each PUT body over this many milliseconds, as a client on a slow link (0: at once)")(
       "namespace", po::value(&o.ns)->default_value(o.ns), "blob namespace")(
       "id-prefix", po::value(&o.id_prefix)->default_value(o.id_prefix),
       "ids are PREFIX-N; use a new prefix per run")(
@@ -95,6 +100,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   if (!(o.put_fraction >= 0) || o.put_fraction > 1) return bad("--put-fraction must be 0..1");
   if (o.size > (size_t{64} << 20)) return bad("--size must be at most 64 MiB");
   if (timeout_ms < 1) return bad("--timeout-ms must be >= 1");
+  if (!(upload_ms >= 0) || upload_ms > 60'000) return bad("--upload-ms must be 0..60000");
+  o.upload_time = std::chrono::microseconds(std::llround(upload_ms * 1000));
   o.timeout = std::chrono::milliseconds(timeout_ms);
   if (flags->max_ok_p99_ms < 0) return bad("--max-ok-p99-ms must be >= 0");
   return -1;
