@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <limits>
 #include <mutex>
-#include <chrono>
 #include <optional>
 #include <stop_token>
 #include <thread>
@@ -112,6 +112,7 @@ TEST_F(LimiterTest, RestartTimingMeasuresTheLatencyFromThen) {
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0].start, access);
   EXPECT_EQ(samples[0].latency, milliseconds(7));
+  EXPECT_EQ(samples[0].setup, milliseconds(5));
 }
 
 TEST_F(LimiterTest, DroppedIsSampledAndIgnoredIsNot) {
@@ -148,7 +149,9 @@ TEST_F(LimiterTest, AMovedPermitReleasesExactlyOnce) {
 }
 
 TEST_F(LimiterTest, AlgorithmUpdatesMoveTheLimitAndAreObserved) {
-  script_->next_limit = [](int limit, const Sample& s) { return s.dropped ? limit / 2 : limit + 1; };
+  script_->next_limit = [](int limit, const Sample& s) {
+    return s.dropped ? limit / 2 : limit + 1;
+  };
   auto limiter = MakeLimiter(10);
   limiter->TryAcquire()->Success();
   EXPECT_EQ(limiter->limit(), 11);
@@ -288,7 +291,8 @@ class QueuedAcquirer {
  public:
   QueuedAcquirer(Limiter& limiter, Duration timeout) {
     const size_t before = limiter.queue_length();
-    thread_ = std::thread([this, &limiter, timeout] { result_ = limiter.Acquire(timeout).status(); });
+    thread_ =
+        std::thread([this, &limiter, timeout] { result_ = limiter.Acquire(timeout).status(); });
     while (limiter.queue_length() != before + 1) std::this_thread::yield();
   }
   ~QueuedAcquirer() {
@@ -306,8 +310,8 @@ class QueuedAcquirer {
 };
 
 TEST_F(LimiterTest, AfterATimeoutNewWaitersWaitAtMostTheOverloadWait) {
-  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
-                                 .overload_window = milliseconds(100)});
+  auto limiter =
+      MakeLimiter(1, {.overload_wait = milliseconds(10), .overload_window = milliseconds(100)});
   std::optional<Permit> held = limiter->TryAcquire();
   QueuedAcquirer patient(*limiter, std::chrono::hours(1));  // Before any timeout: its deadline.
   QueuedAcquirer first(*limiter, milliseconds(50));
@@ -325,8 +329,8 @@ TEST_F(LimiterTest, AfterATimeoutNewWaitersWaitAtMostTheOverloadWait) {
 }
 
 TEST_F(LimiterTest, AWindowWithoutTimeoutsEndsTheOverload) {
-  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
-                                 .overload_window = milliseconds(100)});
+  auto limiter =
+      MakeLimiter(1, {.overload_wait = milliseconds(10), .overload_window = milliseconds(100)});
   std::optional<Permit> held = limiter->TryAcquire();
   {
     QueuedAcquirer first(*limiter, milliseconds(50));
@@ -346,8 +350,8 @@ TEST_F(LimiterTest, AWindowWithoutTimeoutsEndsTheOverload) {
 }
 
 TEST_F(LimiterTest, ACancelledWaiterIsNoSignOfOverload) {
-  auto limiter = MakeLimiter(1, {.overload_wait = milliseconds(10),
-                                 .overload_window = milliseconds(100)});
+  auto limiter =
+      MakeLimiter(1, {.overload_wait = milliseconds(10), .overload_window = milliseconds(100)});
   std::optional<Permit> held = limiter->TryAcquire();
   {
     QueuedAcquirer cancelled(*limiter, std::chrono::hours(1));
@@ -462,7 +466,8 @@ TEST_F(LimiterTest, IsLimiterOverloadTellsLoadFromCancellationAndOtherErrors) {
   EXPECT_TRUE(IsLimiterOverload(limiter->Acquire(clock_.Now()).status()));  // Past its deadline.
   std::stop_source stop;
   stop.request_stop();
-  EXPECT_FALSE(IsLimiterOverload(limiter->Acquire(std::chrono::hours(1), stop.get_token()).status()));
+  EXPECT_FALSE(
+      IsLimiterOverload(limiter->Acquire(std::chrono::hours(1), stop.get_token()).status()));
   EXPECT_FALSE(IsLimiterOverload(Status::ResourceExhausted("map is full")));
   EXPECT_FALSE(IsLimiterOverload(Status::DeadlineExceeded("the server took too long")));
   EXPECT_FALSE(IsLimiterOverload(Status()));

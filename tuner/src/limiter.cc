@@ -295,7 +295,10 @@ void Limiter::CancelWaiters() {
 // --- Releasing and sampling ------------------------------------------------------------------
 
 void Permit::RestartTiming() noexcept {
-  if (limiter_ != nullptr && weight_ > 0) start_ = limiter_->clock_.Now();
+  if (limiter_ == nullptr || weight_ == 0) return;
+  const TimePoint now = limiter_->clock_.Now();
+  setup_ += now - start_;
+  start_ = now;
 }
 
 void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
@@ -307,6 +310,7 @@ void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
 Permit::Permit(Permit&& other) noexcept
     : limiter_(std::exchange(other.limiter_, nullptr)),
       start_(other.start_),
+      setup_(other.setup_),
       inflight_(other.inflight_),
       weight_(other.weight_) {}
 
@@ -315,6 +319,7 @@ Permit& Permit::operator=(Permit&& other) noexcept {
     Release(PermitOutcome::kIgnored, 0);
     limiter_ = std::exchange(other.limiter_, nullptr);
     start_ = other.start_;
+    setup_ = other.setup_;
     inflight_ = other.inflight_;
     weight_ = other.weight_;
   }
@@ -327,6 +332,7 @@ void Limiter::Release(const Permit& permit, PermitOutcome outcome, uint64_t byte
   if (sampled) {
     sample.start = permit.start_;
     sample.latency = clock_.Now() - permit.start_;
+    sample.setup = permit.setup_;
     sample.inflight = permit.inflight_;
     sample.dropped = outcome == PermitOutcome::kDropped;
     sample.bytes = bytes;

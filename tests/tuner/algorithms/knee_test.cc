@@ -75,7 +75,7 @@ TEST(KneeLimitConfigTest, RegistryBuildsItWithParameters) {
 TEST(KneeLimitTest, RampsUpFastFromOneWhileLatencyIsFlat) {
   KneeLimit knee = KneeLimit::Create({.max_limit = 1000}).value();
   ClosedLoop loop(10ms, 10us);  // Knee at 1000 accesses: far away.
-  loop.Run(knee, 50);  // The first window: half a second at limit 1 (kFirstWindowMaxTime).
+  loop.Run(knee, 50);           // The first window: half a second at limit 1 (kFirstWindowMaxTime).
   EXPECT_EQ(knee.limit(), 2);
   loop.Run(knee, 40);
   // Doubling per window of a few round trips, not +1 per round trip.
@@ -141,6 +141,46 @@ TEST(KneeLimitTest, FastErrorsDoNotShrinkIt) {
   }
   EXPECT_GE(knee.limit(), settled - 1);
   EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
+// Every access holds its permit for `setup` before it reaches the resource (as a write permit
+// taken while the request body arrives), then a resource that serves one access per `service`
+// with a no-load latency of `w0`. Little's law over the whole time a permit is held gives the
+// goodput; the samples' latency excludes the setup.
+double RunWithSetup(KneeLimit& knee, Duration setup, bool report_setup, int rounds) {
+  constexpr Duration kW0 = 2ms;
+  constexpr Duration kService = 1ms;
+  const double capacity = 1 / std::chrono::duration<double>(kService).count();
+  Duration now = 1s;
+  double goodput = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const int limit = knee.limit();
+    const double held_s = std::chrono::duration<double>(setup + kW0).count();
+    goodput = std::min(limit / held_s, capacity);
+    const Duration gap =
+        std::chrono::duration_cast<Duration>(std::chrono::duration<double>(1 / goodput));
+    const Duration latency = std::max(kW0, gap * limit - setup);
+    for (int i = 0; i < limit; ++i) {
+      Sample sample = Success(now + gap * (i + 1) - latency, latency, limit);
+      if (report_setup) sample.setup = setup;
+      knee.Update(sample);
+    }
+    now += gap * limit;
+  }
+  return goodput / capacity;
+}
+
+TEST(KneeLimitTest, CoversThePermitsHeldBeforeTheAccessStarts) {
+  // 20 ms of setup + 2 ms at the resource: 22 permits keep it busy at 1,000/s.
+  KneeLimit knee = KneeLimit::Create({}).value();
+  const double utilisation = RunWithSetup(knee, 20ms, /*report_setup=*/true, 400);
+  EXPECT_GE(utilisation, 0.97);
+  EXPECT_GE(knee.limit(), 22);
+  EXPECT_LE(knee.limit(), 26);  // B = 2, h = 0.5, d = 20: target 22.7.
+  // Without the setup in its samples, knee sees a resource that is never busy (X * W = 0.1 of
+  // a limit of 1) and the limit, not the resource, caps the goodput.
+  KneeLimit blind = KneeLimit::Create({}).value();
+  EXPECT_LT(RunWithSetup(blind, 20ms, /*report_setup=*/false, 400), 0.1);
 }
 
 TEST(KneeLimitTest, StaysWithinMinAndMax) {

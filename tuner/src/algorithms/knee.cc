@@ -115,6 +115,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   // not dilute its goodput.
   if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
   window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
+  window_.setup_sum_s += weight * std::max(0.0, Seconds(sample.setup));
   CountCompletionGap(sample);
   if (sample.inflight >= limit_) window_.limit_reached = true;
   const double latency_s = std::max(0.0, Seconds(sample.latency));
@@ -200,17 +201,23 @@ void KneeLimit::CloseWindow(TimePoint now) {
       fresh_served_ > 0 && fresh_served_ < kBaselineBlock
           ? baseline * std::sqrt(latency_cv2_.value_or(0.0) / fresh_served_)
           : 0.0;
-  const bool no_queue =
-      latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline + baseline_error;
+  // A queue is judged against the whole time a permit is held: with setup S, the tolerance
+  // is (1 + t) * (W0 + S) - S.
+  const double samples = w.served + w.slow_drops + w.fast_drops;
+  const double mean_setup_s = samples > 0 ? w.setup_sum_s / samples : 0.0;
+  const bool no_queue = latency_s && *latency_s <= (1 + options_.growth_tolerance) * baseline +
+                                                       options_.growth_tolerance * mean_setup_s +
+                                                       baseline_error;
   // Slow start: only until the first window that shows a queue, and again after a probe or
   // once demand fills an app-limited limit (what was learned while idle says little).
   const bool slow_start =
       state_ == State::kStartup || state_ == State::kGrowing || state_ == State::kAppLimited;
   // The limit binds if some access found it full and the permits were busy on average (by
-  // Little's law, served * latency / duration in flight): at a limit of 1 every access finds
-  // it full, even while idle.
-  const bool limit_binds =
-      w.limit_reached && latency_s && goodput * *latency_s >= kBusyFraction * window_limit;
+  // Little's law, served * latency / duration in flight, plus those held in setup): at a limit
+  // of 1 every access finds it full, even while idle.
+  const double setup_holding = w.setup_sum_s / duration_s;
+  const bool limit_binds = w.limit_reached && latency_s &&
+                           goodput * *latency_s + setup_holding >= kBusyFraction * window_limit;
   const bool growing = slow_start && limit_binds && no_queue;
   if (growing && fresh_served_ > 0 && fresh_served_ < kBaselineBlock) {
     // A fresh baseline rests on a few accesses; windows of slow start that show no queue
@@ -230,10 +237,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
     smoothed_duration_s_ += options_.smoothing * (duration_s - smoothed_duration_s_);
   }
   goodput_ = smoothed_served_ / smoothed_duration_s_;
-  const double holding =
-      w.slow_drops > 0 ? w.slow_drops / duration_s * (w.slow_drop_latency_sum_s / w.slow_drops)
-                       : 0.0;
-  drop_holding_ += options_.smoothing * (holding - drop_holding_);
+  drop_holding_ += options_.smoothing * (w.slow_drop_latency_sum_s / duration_s - drop_holding_);
+  setup_holding_ += options_.smoothing * (setup_holding - setup_holding_);
 
   UpdateBatchedFraction(w);
   if (const std::optional<double> cv2 = LatencyCv2(w)) {
@@ -285,8 +290,10 @@ std::optional<double> KneeLimit::LatencyCv2(const Window& w) {
 }
 
 double KneeLimit::Target(double goodput) const {
-  const double knee = goodput * baseline_s_.value_or(0.0);
-  return knee + Headroom() * std::sqrt(knee) + drop_holding_;
+  // Permits held in setup are busy like the resource's own: they take the queue allowance too
+  // (otherwise, while setup dominates, the target would barely exceed the permits in use).
+  const double busy = goodput * baseline_s_.value_or(0.0) + setup_holding_;
+  return busy + Headroom() * std::sqrt(busy) + drop_holding_;
 }
 
 double KneeLimit::Headroom() const {

@@ -127,6 +127,7 @@ class Permit {
 
   // The access starts now: its latency is measured from here instead of from the grant (for a
   // permit taken before its access could begin, e.g. while the payload was still arriving).
+  // The time held until then is reported apart, as the sample's `setup`.
   void RestartTiming() noexcept;
 
   // Permits in flight when this one was granted, counting itself.
@@ -139,7 +140,8 @@ class Permit {
   void Release(PermitOutcome outcome, uint64_t bytes) noexcept;
 
   Limiter* limiter_ = nullptr;
-  TimePoint start_{};    // Grant time; meaningful only when weight_ > 0.
+  TimePoint start_{};  // Grant time (or RestartTiming()); meaningful only when weight_ > 0.
+  Duration setup_{};   // Held before RestartTiming().
   int inflight_ = 0;
   uint32_t weight_ = 0;  // 0: untimed. Otherwise the completions its sample stands for.
 };
@@ -159,7 +161,8 @@ class Limiter {
 
   // Waits in the queue until a permit is granted (OK), `deadline` passes (DEADLINE_EXCEEDED;
   // sooner while overloaded, see LimiterOptions::overload_wait), `stop` is triggered or
-  // CancelWaiters() runs (CANCELLED), or the queue is full (RESOURCE_EXHAUSTED). A deadline in the past still takes a free slot if there is one.
+  // CancelWaiters() runs (CANCELLED), or the queue is full (RESOURCE_EXHAUSTED). A deadline in the
+  // past still takes a free slot if there is one.
   StatusOr<Permit> Acquire(TimePoint deadline, std::stop_token stop = {});
   StatusOr<Permit> Acquire(Duration timeout, std::stop_token stop = {}) {
     return Acquire(clock_.Now() + timeout, std::move(stop));

@@ -26,6 +26,11 @@ struct Sample {
   bool dropped = false;
   // Payload size of the access when the caller reported one; 0 otherwise.
   uint64_t bytes = 0;
+  // How long the permit was held before its access started, when the caller restarted the
+  // timing (Permit::RestartTiming); 0 otherwise. Not the resource's latency, but a slot was
+  // busy all the same: at a rate x, a limit needs x * setup permits on top of what the resource
+  // holds (e.g. a write permit taken before the request body arrived).
+  Duration setup{};
   // How many finished accesses this sample stands for. 1 unless the limiter times only one in
   // `weight` permits because the completion rate is very high (see LimiterOptions); the sample
   // is then taken as representative of them all, outcome (dropped or not) included.

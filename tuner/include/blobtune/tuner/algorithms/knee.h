@@ -34,13 +34,17 @@
 //   cv  = slow average (weight 0.05) of the coefficient of variation of latency within windows.
 //   d   = average of slow-drop rate * slow-drop latency: the permits that timed-out or hung
 //         accesses hold (Little's law).
-//   B   = x * W0                                    accesses in flight at the knee
+//   s   = average of the sum of the accesses' setup (Sample::setup) / duration: the permits
+//         held before accesses started, e.g. while a request body arrived (Little's law).
+//   B   = x * W0 + s                                permits in use at the knee
 //   h   = min(max_headroom, headroom + headroom_per_cv * cv)
 //   target = B + h * sqrt(B) + d                    knee plus a queue allowance
-//   binds:    some access found the limit full and, by Little's law, X * W >= limit / 2.
+//   binds:    some access found the limit full and, by Little's law, X * W plus the permits
+//             held in setup >= limit / 2.
 //   app-limited: while the limit does not bind, it does not grow.
-//   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0,
-//             plus, while W0 is fresh, its standard error cv * W0 / sqrt(accesses behind it)),
+//   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0
+//             + growth_tolerance * the window's mean setup, plus, while W0 is fresh, its
+//             standard error cv * W0 / sqrt(accesses behind it)),
 //             and again after a probe or an app-limited spell, a window in which the limit
 //             binds sets target = max(target, limit * growth_factor).
 //   bounded:  limit' = max(round(target), ceil(limit * max_decrease)), within
@@ -194,7 +198,7 @@ class KneeLimit final : public LimitAlgorithm {
   std::unique_ptr<LimitAlgorithm> Clone() const override;
 
   const Options& options() const noexcept { return options_; }
-  // The knee estimate B = x * W0 in accesses, once known (for tests and plots).
+  // The resource's knee x * W0 in accesses (B without setup), once known (for tests and plots).
   std::optional<double> knee() const noexcept;
 
  private:
@@ -230,8 +234,9 @@ class KneeLimit final : public LimitAlgorithm {
     double slow_drops = 0;
     double slow_drop_latency_sum_s = 0;
     double fast_drops = 0;
-    double gaps = 0;        // Between the ends of consecutive single-weight samples.
-    double short_gaps = 0;  // Of those, far shorter than the mean gap (see knee_climb.cc).
+    double setup_sum_s = 0;  // Every sample's setup (Sample::setup).
+    double gaps = 0;         // Between the ends of consecutive single-weight samples.
+    double short_gaps = 0;   // Of those, far shorter than the mean gap (see knee_climb.cc).
   };
 
   explicit KneeLimit(const Options& options);
@@ -267,7 +272,7 @@ class KneeLimit final : public LimitAlgorithm {
   void CountCompletionGap(const Sample& sample);
   void UpdateBatchedFraction(const Window& w);
   bool CompletionsBatched() const;
-  // B + h * sqrt(B) + d with B = goodput * W0 (see above).
+  // B + h * sqrt(B) + d with B = goodput * W0 + s (see above).
   double Target(double goodput) const;
   double Headroom() const;
 
@@ -287,10 +292,11 @@ class KneeLimit final : public LimitAlgorithm {
   double smoothed_served_ = 0;     // x = smoothed_served_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
   double drop_holding_ = 0;            // d, accesses.
+  double setup_holding_ = 0;           // s, accesses.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
-  std::optional<TimePoint> last_end_;       // The latest end of a sample so far.
-  std::optional<double> batched_fraction_;  // Average fraction of short gaps per window.
+  std::optional<TimePoint> last_end_;        // The latest end of a sample so far.
+  std::optional<double> batched_fraction_;   // Average fraction of short gaps per window.
   int stale_windows_ = 0;                    // Consecutive windows with an impossible latency.
   std::optional<double> typical_latency_s_;  // EWMA of window latencies.
   int slowdown_windows_ = 0;                 // Consecutive windows of a sudden slowdown.
@@ -298,8 +304,8 @@ class KneeLimit final : public LimitAlgorithm {
   double probe_reference_s_ = 0;             // Latency before a shallow probe.
   double probe_reference_served_ = 0;        // The window that showed the slowdown.
   double probe_reference_duration_s_ = 0;
-  bool recheck_due_ = false;    // A block lowered a raised baseline noticeably.
-  bool recheck_probe_ = false;  // The shallow probe re-checks a raised baseline.
+  bool recheck_due_ = false;      // A block lowered a raised baseline noticeably.
+  bool recheck_probe_ = false;    // The shallow probe re-checks a raised baseline.
   bool recheck_lowered_ = false;  // This re-check lowered the baseline; it halves again.
   double spread_cv2_ = 0;         // Average squared cv of windows since the baseline was set.
   int spread_windows_ = 0;        // Windows in it.
@@ -314,12 +320,12 @@ class KneeLimit final : public LimitAlgorithm {
   // Throughput climb.
   double climb_ = 0;  // c: accesses added to the target.
   ClimbPhase climb_phase_ = ClimbPhase::kIdle;
-  int climb_from_ = 0;         // The limit of the reference span.
-  int climb_to_ = 0;           // The limit of the trial span.
-  bool climb_up_ = true;       // Direction of the next trial.
-  int climb_countdown_ = 0;    // Tracking windows until the next trial.
-  int climb_settle_ = 0;       // Windows of the trial span not measured (the queue fills).
-  int climb_interval_ = 0;     // Windows between trials that did not pay off.
+  int climb_from_ = 0;       // The limit of the reference span.
+  int climb_to_ = 0;         // The limit of the trial span.
+  bool climb_up_ = true;     // Direction of the next trial.
+  int climb_countdown_ = 0;  // Tracking windows until the next trial.
+  int climb_settle_ = 0;     // Windows of the trial span not measured (the queue fills).
+  int climb_interval_ = 0;   // Windows between trials that did not pay off.
   RateBlocks climb_reference_;
   RateBlocks climb_trial_;
 };
