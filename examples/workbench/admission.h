@@ -28,6 +28,8 @@ class Admission {
 
   // A ticket for one access, or std::nullopt when the limit is reached. Never waits.
   virtual std::optional<int> TryAdmit() = 0;
+  // The access of `ticket` starts now, after its setup (see Permit::RestartTiming).
+  virtual void RestartTiming(int ticket) = 0;
   // Ends the access of `ticket` (each ticket exactly once).
   virtual void Finish(int ticket, AccessOutcome outcome, uint64_t bytes) = 0;
   virtual int limit() const = 0;
@@ -44,6 +46,7 @@ class StaticCap final : public Admission {
     ++inflight_;
     return 0;
   }
+  void RestartTiming(int /*ticket*/) override {}
   void Finish(int /*ticket*/, AccessOutcome /*outcome*/, uint64_t /*bytes*/) override {
     --inflight_;
   }

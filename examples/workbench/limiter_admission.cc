@@ -35,6 +35,10 @@ std::optional<int> LimiterAdmission::TryAdmit() {
   return ticket;
 }
 
+void LimiterAdmission::RestartTiming(int ticket) {
+  permits_[static_cast<size_t>(ticket)].RestartTiming();
+}
+
 void LimiterAdmission::Finish(int ticket, AccessOutcome outcome, uint64_t bytes) {
   tuner::Permit& permit = permits_[static_cast<size_t>(ticket)];
   if (outcome == AccessOutcome::kSuccess) {

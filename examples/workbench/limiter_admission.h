@@ -33,6 +33,7 @@ class LimiterAdmission final : public Admission {
   ~LimiterAdmission() override;
 
   std::optional<int> TryAdmit() override;
+  void RestartTiming(int ticket) override;
   void Finish(int ticket, AccessOutcome outcome, uint64_t bytes) override;
   int limit() const override { return limiter_->limit(); }
   int inflight() const override { return limiter_->inflight(); }

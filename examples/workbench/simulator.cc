@@ -25,7 +25,7 @@ class Simulation {
 
  private:
   enum class EventKind : uint8_t {
-    kStep, kArrival, kWorkDone, kStageDone, kFailureEnd, kDeadline, kBucket
+    kStep, kArrival, kWorkDone, kSetupDone, kStageDone, kFailureEnd, kDeadline, kBucket
   };
   struct Event {
     int64_t t;
@@ -64,7 +64,7 @@ class Simulation {
     std::unique_ptr<Admission> admission;
     std::deque<int> queue;  // Expired requests stay in it until they reach an end.
     int64_t queued = 0;     // Requests in `queue` still waiting (not expired).
-    Rng arrivals{0}, sizes{0}, work{0}, failures{0};
+    Rng arrivals{0}, sizes{0}, work{0}, failures{0}, setup{0};
     uint64_t arrival_generation = 0;
     int64_t jobs_started = 0;
     int64_t jobs_done = 0;
@@ -84,6 +84,8 @@ class Simulation {
   void CreateRequest(int client, int steps_left);
   void Dispatch(int client);
   void Grant(int r, int ticket);
+  void EnterPlant(int r);
+  void OnSetupDone(int r, uint32_t generation);
   void EnterStage(int r);
   void OnStageDone(int r);
   void Settle(int r, AccessOutcome outcome);
@@ -247,12 +249,30 @@ void Simulation::Grant(int r, int ticket) {
     if (req.deadline == kNever) {
       Push(now_ + MsToNs(failures.hang_ms), EventKind::kFailureEnd, r, req.generation);
     }
+  } else if (const std::optional<Distribution>& setup = SpecOf(req.client).setup_ms) {
+    // Holds the permit outside the plant first; a deadline meanwhile makes it late, as in the
+    // plant.
+    req.state = RequestState::kGranted;
+    Push(now_ + MsToNs(setup->Sample(ClientOf(req.client).setup)), EventKind::kSetupDone, r,
+         req.generation);
   } else {
     req.state = RequestState::kGranted;
-    req.in_plant = true;
-    req.path_pos = 0;
-    EnterStage(r);
+    EnterPlant(r);
   }
+}
+
+void Simulation::OnSetupDone(int r, uint32_t generation) {
+  Request& req = Req(r);
+  if (req.generation != generation || req.state != RequestState::kGranted) return;
+  ClientOf(req.client).admission->RestartTiming(req.ticket);
+  EnterPlant(r);
+}
+
+void Simulation::EnterPlant(int r) {
+  Request& req = Req(r);
+  req.in_plant = true;
+  req.path_pos = 0;
+  EnterStage(r);
 }
 
 void Simulation::EnterStage(int r) {
@@ -425,6 +445,7 @@ StatusOr<SimulationResult> Simulation::Run() {
     c.sizes = Rng(StreamSeed(workload_.seed, prefix + ".sizes"));
     c.work = Rng(StreamSeed(workload_.seed, prefix + ".work"));
     c.failures = Rng(StreamSeed(workload_.seed, prefix + ".failures"));
+    c.setup = Rng(StreamSeed(workload_.seed, prefix + ".setup"));
     if (!options_.backlog_instead_of_fixed_work) c.total_jobs = client_specs_[i].total_jobs;
     StatusOr<std::unique_ptr<Admission>> admission = options_.make_admission(i, clock_);
     if (!admission.ok()) return admission.status();
@@ -475,6 +496,9 @@ StatusOr<SimulationResult> Simulation::Run() {
         break;
       case EventKind::kWorkDone:
         CreateRequest(e.a, static_cast<int>(e.b));
+        break;
+      case EventKind::kSetupDone:
+        OnSetupDone(e.a, static_cast<uint32_t>(e.b));
         break;
       case EventKind::kStageDone:
         OnStageDone(e.a);

@@ -143,6 +143,11 @@ ClientSpec ParseClient(const json& j, const std::string& path, size_t index,
     ReadDistribution(r, "work_ms", /*required=*/true, work);
     client.work_ms = work;
   }
+  if (r.Has("setup_ms")) {
+    Distribution setup;
+    ReadDistribution(r, "setup_ms", /*required=*/true, setup);
+    client.setup_ms = setup;
+  }
   ReadDistribution(r, "size_bytes", /*required=*/false, client.size_bytes);
   client.size_scale = r.Number("size_scale", 1.0, 0.0);
   if (const json* failures = r.Get("failures")) {

@@ -67,6 +67,9 @@ struct ClientSpec {
   std::optional<int64_t> max_queue;
   int requests_per_job = 1;              // Sequential requests per job, each with its own permit.
   std::optional<Distribution> work_ms;   // Work before each request, outside the limiter.
+  // Time under the permit before a request enters the plant (a request body arriving): the
+  // access's timing restarts after it (Permit::RestartTiming, reported as Sample::setup).
+  std::optional<Distribution> setup_ms;
   Distribution size_bytes;               // Blob size of each request (default 0).
   double size_scale = 1.0;               // Multiplies sizes ("blob size x10"). Steppable.
   FailureSpec failures;

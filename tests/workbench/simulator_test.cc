@@ -3,9 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <memory>
+#include <string_view>
+#include <vector>
 
 #include "admission.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "limiter_admission.h"
 #include "workload.h"
 
 namespace blobtune::workbench {
@@ -60,6 +66,57 @@ TEST_F(SimulatorTest, PureDelayThroughputIsExactlyLimitOverDelay) {
   SimulationResult result = Run(w, 10, {1.0, 11.0});
   EXPECT_DOUBLE_EQ(result.phases[0].throughput(), 10 / 0.002);
   EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), 2.0);
+}
+
+TEST_F(SimulatorTest, SetupHoldsThePermitBeforeThePlant) {
+  // 8 ms under the permit before a 2 ms delay: each permit turns over every 10 ms.
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(2.0));
+  w.clients[0].concurrency = 100;
+  w.clients[0].setup_ms = Distribution::Constant(8.0);
+  SimulationResult result = Run(w, 10, {1.0, 11.0});
+  EXPECT_DOUBLE_EQ(result.phases[0].throughput(), 10 / 0.010);
+  EXPECT_DOUBLE_EQ(result.phases[0].latency.MeanMs(), 10.0);  // From the grant.
+}
+
+// Records the samples the real limiter feeds it; the limit stays put.
+class RecordingAlgorithm final : public tuner::LimitAlgorithm {
+ public:
+  explicit RecordingAlgorithm(std::vector<tuner::Sample>* samples) : samples_(samples) {}
+  std::string_view name() const noexcept override { return "recording"; }
+  int limit() const noexcept override { return 4; }
+  int Update(const tuner::Sample& sample) override {
+    samples_->push_back(sample);
+    return 4;
+  }
+  std::unique_ptr<tuner::LimitAlgorithm> Clone() const override {
+    return std::make_unique<RecordingAlgorithm>(samples_);
+  }
+
+ private:
+  std::vector<tuner::Sample>* samples_;
+};
+
+TEST_F(SimulatorTest, SetupReachesTheAlgorithmApartFromTheLatency) {
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(2.0));
+  w.clients[0].concurrency = 8;
+  w.clients[0].setup_ms = Distribution::Constant(8.0);
+  std::vector<tuner::Sample> samples;
+  SimulationOptions options;
+  options.phase_bounds = {0.0, 1.0};
+  options.make_admission = [&samples](size_t,
+                                      Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
+        LimiterAdmission::Create(std::make_unique<RecordingAlgorithm>(&samples), clock);
+    if (!admission.ok()) return admission.status();
+    return std::unique_ptr<Admission>(*std::move(admission));
+  };
+  StatusOr<SimulationResult> result = Simulate(w, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_GE(samples.size(), 100u);  // 4 permits, one per 10 ms each, for a second.
+  for (const tuner::Sample& sample : samples) {
+    EXPECT_EQ(sample.setup, std::chrono::milliseconds(8));
+    EXPECT_EQ(sample.latency, std::chrono::milliseconds(2));
+  }
 }
 
 TEST_F(SimulatorTest, MM1MeanLatencyMatchesTheory) {
@@ -119,8 +176,11 @@ TEST_F(SimulatorTest, StepChangesCapacityAtItsTime) {
   w.duration_s = 20.0;
   StepSpec step;
   step.at_s = 10.0;
-  step.changes.push_back({.is_stage = true, .indices = {0},
-                          .param = ParamChange::Param::kServers, .value = 2, .target = ""});
+  step.changes.push_back({.is_stage = true,
+                          .indices = {0},
+                          .param = ParamChange::Param::kServers,
+                          .value = 2,
+                          .target = ""});
   w.steps.push_back(step);
   SimulationResult result = Run(w, 100, PhaseBounds(w));
   EXPECT_NEAR(result.phases[0].throughput(), 4000.0, 1.0);

@@ -65,8 +65,7 @@ TEST(WorkloadTest, MalformedFilesNameTheField) {
             std::string::npos);
   EXPECT_NE(ErrorOf(Edit(R"("kind": "delay")", R"("kind": "pipe")")).find("stages[0].kind"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(Edit(R"("mean": 45)", R"("mean": -45)"))
-                .find("stages[1].service_ms.mean"),
+  EXPECT_NE(ErrorOf(Edit(R"("mean": 45)", R"("mean": -45)")).find("stages[1].service_ms.mean"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers")", R"("stage.disk.servers")"))
                 .find("steps[0].set.stage.disk.servers: no stage is named \"disk\""),
@@ -114,6 +113,22 @@ TEST(WorkloadTest, MalformedBatchStagesNameTheField) {
             std::string::npos);
   EXPECT_NE(ErrorOf(Edit(R"("stage.net.scale")", R"("stage.server.per_request_ms")"))
                 .find(R"(stage "server" is not a batch stage and has no per_request_ms)"),
+            std::string::npos);
+}
+
+TEST(WorkloadTest, SetupParsesAndItsErrorsNameTheField) {
+  StatusOr<Workload> w = ParseWorkload(
+      Edit(R"("requests_per_job": 3)",
+           R"("requests_per_job": 3, "setup_ms": {"type": "lognormal", "mean": 40, "cv": 0.5})"),
+      "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE(w->clients[0].setup_ms.has_value());
+  EXPECT_NE(ErrorOf(Edit(R"("requests_per_job": 3)", R"("requests_per_job": 3, "setup_ms": -2)"))
+                .find("clients[0].setup_ms"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("requests_per_job": 3)",
+                         R"("requests_per_job": 3, "setup_ms": {"type": "weibull"})"))
+                .find("clients[0].setup_ms.type"),
             std::string::npos);
 }
 
