@@ -48,6 +48,22 @@ TEST(KneeBenchTest, KeepsTheLmdbCommitCurveBusyWithoutQueueing) {
   EXPECT_LT(knee.regret, 0.05);
 }
 
+TEST(KneeBenchTest, CoversThePermitsHeldInSlowUploads) {
+  // Each permit is held 40 ms before the store sees the request. Without Sample::setup, knee
+  // saw an idle store and stayed at 1; with it, but windows as short as the store's latency,
+  // their accesses were granted under other limits and app-limited spells set off slow start
+  // again (the limit jumped to 2x L* and back, recovery 600 RTTs).
+  const BenchReport report = RunKneeAndGradient("slow_uploads");
+  ASSERT_EQ(report.workloads.size(), 1u);
+  const Score& knee = report.workloads[0].runs[0].score;
+  const Score& gradient = report.workloads[0].runs[1].score;
+  EXPECT_GE(knee.throughput_ratio, 0.95);
+  EXPECT_LE(knee.p99_ratio, 1.25);
+  ASSERT_TRUE(knee.recovery_rtts.has_value());
+  EXPECT_LE(*knee.recovery_rtts, 30);
+  EXPECT_LT(knee.regret, gradient.regret);  // gradient sees only the store: throughput 0.59.
+}
+
 TEST(KneeBenchTest, SharesOnePlantFairlyAmongThreeClients) {
   // Each client's share goes with its first baseline cubed, and none can measure it again
   // once the others queue: with the first baseline from 8 accesses, fairness was 0.93, 0.77

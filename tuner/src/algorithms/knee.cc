@@ -143,11 +143,13 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   if (!window_.open || now <= window_.open_at) return false;
   const Duration age = now - window_.open_at;
   if (age >= options_.max_window_time) return true;
-  double reference_s = 0;
+  // A window spans a few times the time a permit is held: its accesses were granted under
+  // the limit it measures.
+  double reference_s = mean_setup_s_;
   if (baseline_s_) {
-    reference_s = *baseline_s_;
+    reference_s += *baseline_s_;
   } else if (window_.served > 0) {
-    reference_s = window_.latency_sum_s / window_.served;
+    reference_s += window_.latency_sum_s / window_.served;
   }
   if (Seconds(age) < options_.window_rtts * reference_s || window_.served < MinWindowSamples()) {
     return false;
@@ -239,6 +241,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   goodput_ = smoothed_served_ / smoothed_duration_s_;
   drop_holding_ += options_.smoothing * (w.slow_drop_latency_sum_s / duration_s - drop_holding_);
   setup_holding_ += options_.smoothing * (setup_holding - setup_holding_);
+  mean_setup_s_ += options_.smoothing * (mean_setup_s - mean_setup_s_);
 
   UpdateBatchedFraction(w);
   if (const std::optional<double> cv2 = LatencyCv2(w)) {

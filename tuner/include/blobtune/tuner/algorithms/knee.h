@@ -14,9 +14,10 @@
 //   if (!knee.ok()) return knee.status();
 //   int limit = knee->Update(sample);
 //
-// Samples are pooled into windows of at least window_rtts baseline latencies and
-// min(min_window_samples, max(8, 4 * limit)) served accesses; a window opens when the previous one
-// closes (or at the first access after an idle gap) and closes at most max_window_time later.
+// Samples are pooled into windows of at least window_rtts times the baseline latency plus the
+// mean setup (see s below) and min(min_window_samples, max(8, 4 * limit)) served accesses; a
+// window opens when the previous one closes (or at the first access after an idle gap) and
+// closes at most max_window_time later.
 // The first window, one access in flight at a time, measures the first baseline: it takes 96
 // accesses unless half a second passes or an access is dropped first (clients that share a
 // resource cannot measure it again once the others queue, and their shares go with it cubed).
@@ -293,6 +294,7 @@ class KneeLimit final : public LimitAlgorithm {
   double smoothed_duration_s_ = 0;
   double drop_holding_ = 0;            // d, accesses.
   double setup_holding_ = 0;           // s, accesses.
+  double mean_setup_s_ = 0;            // Average setup per access.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
   std::optional<TimePoint> last_end_;        // The latest end of a sample so far.
