@@ -39,6 +39,7 @@ void KneeLimit::CountCompletionGap(const Sample& sample) {
     const double gap_s = std::abs(Seconds(end - *last_end_));
     window_.gaps += 1;
     if (gap_s < kShortGapFraction / *goodput_) window_.short_gaps += 1;
+    if (gap_s < kCoincidentGapFraction / *goodput_) window_.coincident_gaps += 1;
   }
   if (!last_end_ || end > *last_end_) last_end_ = end;
 }
@@ -49,10 +50,16 @@ void KneeLimit::UpdateBatchedFraction(const Window& w) {
   batched_fraction_ = batched_fraction_
                           ? *batched_fraction_ + kBatchedSmoothing * (fraction - *batched_fraction_)
                           : fraction;
+  const double coincident = w.coincident_gaps / w.gaps;
+  coincident_fraction_ =
+      coincident_fraction_
+          ? *coincident_fraction_ + kCoincidentSmoothing * (coincident - *coincident_fraction_)
+          : coincident;
 }
 
 bool KneeLimit::CompletionsBatched() const {
-  return batched_fraction_ && *batched_fraction_ > kBatchedFraction;
+  return (batched_fraction_ && *batched_fraction_ > kBatchedFraction) ||
+         (coincident_fraction_ && *coincident_fraction_ > kCoincidentBatchedFraction);
 }
 
 bool KneeLimit::HoldForClimb(const Window& w, double duration_s, int window_limit) {

@@ -95,9 +95,10 @@
 // the cost of latency. Such a resource gives itself away: it releases a batch of accesses at
 // once, so most gaps between consecutive completions are far shorter than the mean gap
 // (batched: over 35% of the gaps below 0.05 / x, on average over windows of >= 8 gaps;
-// independent completions have about 5%). By default (kWhenBatched) the climb runs while
-// completions are batched. While tracking with a binding limit, a trial holds the limit L for a
-// reference span, then moves it by a step s = max(1, round(0.25 * L)) for a trial span (one
+// independent completions have about 5%; or over 20% below 0.005 / x on a slow average, weight
+// 0.02, as when several limiters share the batches). By default (kWhenBatched) the climb runs
+// while completions are batched. While tracking with a binding limit, a trial holds the limit L for
+// a reference span, then moves it by a step s = max(1, round(0.25 * L)) for a trial span (one
 // window in between to settle); each span is 8 blocks of max(32, 4 * L) accesses. The higher of
 // the two limits is kept only if its goodput is higher by at least 2%, and for a step up also
 // by at least two standard errors of the difference (from the spread of the blocks' rates), so
@@ -238,6 +239,8 @@ class KneeLimit final : public LimitAlgorithm {
     double setup_sum_s = 0;  // Every sample's setup (Sample::setup).
     double gaps = 0;         // Between the ends of consecutive single-weight samples.
     double short_gaps = 0;   // Of those, far shorter than the mean gap (see knee_climb.cc).
+    // Of those, shorter still: the two finished together.
+    double coincident_gaps = 0;
   };
 
   explicit KneeLimit(const Options& options);
@@ -297,8 +300,10 @@ class KneeLimit final : public LimitAlgorithm {
   double mean_setup_s_ = 0;            // Average setup per access.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
-  std::optional<TimePoint> last_end_;        // The latest end of a sample so far.
-  std::optional<double> batched_fraction_;   // Average fraction of short gaps per window.
+  std::optional<TimePoint> last_end_;       // The latest end of a sample so far.
+  std::optional<double> batched_fraction_;  // Average fraction of short gaps per window.
+  // Slow average fraction of coincident gaps per window.
+  std::optional<double> coincident_fraction_;
   int stale_windows_ = 0;                    // Consecutive windows with an impossible latency.
   std::optional<double> typical_latency_s_;  // EWMA of window latencies.
   int slowdown_windows_ = 0;                 // Consecutive windows of a sudden slowdown.
