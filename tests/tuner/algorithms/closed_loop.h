@@ -9,7 +9,8 @@
 // fixed cost per batch and `service` per access, so goodput inflight / (fixed + inflight *
 // service) keeps rising with the limit; a round's completions all end at once. Time advances
 // by one latency per round of `limit` completions. With a jitter j, accesses alternately take
-// (1 - j) and (1 + j) times that (a cv of j).
+// (1 - j) and (1 + j) times that (a cv of j). RunShared() puts several limiters in front of
+// the same resource.
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
@@ -56,6 +58,34 @@ class ClosedLoop {
       now_ += latency;
     }
     return max_limit;
+  }
+
+  // Runs `rounds` rounds of several limiters that share the resource: each keeps its limit in
+  // flight, and every access takes the latency at their total (with GroupCommit(), one batch of
+  // all of them). A limiter joins in round `joins_at[i]` (from this call's first round, 0 if
+  // absent); returns the largest total limit seen.
+  int RunShared(std::span<LimitAlgorithm* const> algorithms, int rounds,
+                std::span<const int> joins_at = {}) {
+    int max_total = 0;
+    for (int r = 0; r < rounds; ++r) {
+      auto joined = [&](size_t a) { return a >= joins_at.size() || r >= joins_at[a]; };
+      int total = 0;
+      for (size_t a = 0; a < algorithms.size(); ++a) {
+        if (joined(a)) total += algorithms[a]->limit();
+      }
+      max_total = std::max(max_total, total);
+      const Duration latency = LatencyAt(total);
+      for (size_t a = 0; a < algorithms.size(); ++a) {
+        if (!joined(a)) continue;
+        const int limit = algorithms[a]->limit();
+        for (int i = 0; i < limit; ++i) {
+          const Duration end = batched_ ? now_ + latency : now_ + latency * (i + 1) / limit;
+          algorithms[a]->Update(Success(end - latency, latency, limit));
+        }
+      }
+      now_ += latency;
+    }
+    return max_total;
   }
 
   void set_w0(Duration w0) { w0_ = w0; }
