@@ -135,6 +135,53 @@ TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
   EXPECT_GE(trial_starts[3] - trial_starts[2], 2 * (trial_starts[1] - trial_starts[0]));
 }
 
+TEST(KneeClimbTest, AStepPastTheLatencyCapDoesNotPay) {
+  // W0 = 10.1 ms; the latency cap of 9 W0 (91 ms) is reached at a limit of 809. Goodput alone
+  // would carry the climb on to 1,111 (121 ms): each step up to there gains 2% or more.
+  KneeLimit knee = KneeLimit::Create({.max_limit = 2000}).value();
+  ClosedLoop loop = GroupCommitLoop();
+  loop.Run(knee, 3000);
+  bool saw_climbing = false;
+  for (int i = 0; i < 300; ++i) {
+    loop.Run(knee, 10);
+    if (knee.estimates().state == "climbing") {
+      // Trials go on (a shared climb would not try): this limiter is alone.
+      saw_climbing = true;
+      continue;
+    }
+    EXPECT_GE(knee.limit(), 560);
+    EXPECT_LE(knee.limit(), 809);
+  }
+  EXPECT_TRUE(saw_climbing);
+}
+
+TEST(KneeClimbTest, LimitersSharingABatchStopClimbingAndShareEvenly) {
+  // Three limiters in front of one group-commit writer, joining 3 rounds apart. A step of one
+  // takes the others' share, so its goodput rises with every step, and without the shared
+  // climb all three go to max_limit (latency 308 ms). Their own steps now stop at the latency
+  // cap (9 W0 = 91 ms), the latency the others' steps put there turns the climb shared, and
+  // the shared climb settles at an even split well below the cap.
+  std::vector<KneeLimit> knees(3, KneeLimit::Create({.max_limit = 1000}).value());
+  std::vector<LimitAlgorithm*> algorithms;
+  for (KneeLimit& knee : knees) algorithms.push_back(&knee);
+  ClosedLoop loop = GroupCommitLoop();
+  const std::vector<int> joins_at = {0, 3, 6};
+  loop.RunShared(algorithms, 3000, joins_at);
+  const Duration cap = 9 * loop.LatencyAt(1);
+  for (int i = 0; i < 100; ++i) {
+    const int max_total = loop.RunShared(algorithms, 10);
+    EXPECT_LE(loop.LatencyAt(max_total), cap);
+    int total = 0;
+    for (const KneeLimit& knee : knees) total += knee.limit();
+    for (const KneeLimit& knee : knees) {
+      EXPECT_NE(knee.estimates().state, "climbing");
+      // Above the knee's own target (about 5 each), and within 10% of an even split.
+      EXPECT_GE(knee.limit(), 50);
+      EXPECT_NEAR(knee.limit(), total / 3.0, total / 30.0);
+    }
+  }
+}
+
 TEST(KneeClimbTest, RegistryTakesTheOptionAsZeroOneOrTwo) {
   StatusOr<std::unique_ptr<LimitAlgorithm>> always =
       MakeAlgorithm(ParseAlgorithmSpec("knee:climb=2").value());

@@ -257,7 +257,9 @@ void KneeLimit::CloseWindow(TimePoint now) {
   } else {
     state_ = State::kTracking;
   }
-  if (HoldForClimb(w, duration_s, window_limit)) return;
+  if (HoldForClimb(w, duration_s, latency_s.value_or(0.0), window_limit)) return;
+  // A shared climb moves c every window: the target follows at once.
+  if (state_ == State::kTracking && climb_shared_) target = Target(*goodput_) + climb_;
   const double floor = std::ceil(limit_ * options_.max_decrease);
   const int proposal = internal::ClampLimit(std::max(std::round(target), floor), options_.min_limit,
                                             options_.max_limit);

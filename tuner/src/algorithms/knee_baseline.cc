@@ -43,13 +43,22 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
           : latency_s;
 
   if (state_ == State::kTracking && window_max_inflight > 1) {
-    // Several windows in a row, so that noise does not pin the limit.
-    const bool impossible = latency_s > window_limit * baseline * kImpossibleLatencyMargin;
+    // While the climb may run on a batching resource, latency that our own accesses cannot
+    // explain is other limiters' accesses in our batches: the climb turns shared, and no probe
+    // takes their queue for our baseline. Several windows in a row, so that noise does not pin
+    // the limit.
+    const bool climb = ClimbAllowed() && CompletionsBatched();
+    const double margin = climb ? kSharedLatencyMargin : kImpossibleLatencyMargin;
+    const bool impossible = latency_s > window_limit * baseline * margin;
     stale_windows_ = impossible ? stale_windows_ + 1 : 0;
     if (stale_windows_ >= kStaleWindowsBeforeProbe) {
       stale_windows_ = 0;
-      StartProbe(now);
-      return true;
+      if (climb) {
+        ShareClimb();
+      } else {
+        StartProbe(now);
+        return true;
+      }
     }
   }
 

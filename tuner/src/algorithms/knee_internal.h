@@ -96,6 +96,34 @@ constexpr double kClimbMinBlock = 32;
 constexpr double kClimbBlockPerLimit = 4;
 constexpr int kClimbFirstInterval = 16;
 constexpr int kClimbMaxInterval = 512;
+// Limiters that share a batching resource (the shared climb, see knee.h). A climb ends where
+// latency passes kClimbLatencyCap times W0. Group commit's own gain per step of 25% is about
+// 0.25 a / W (a: the part of the latency that does not grow with the batch), below 2% well
+// before that on group_commit's writer, where the climb settles at limits of 45-71 (12-19 ms,
+// 4-7 W0); limiters that take each other's share never stop (shared_group_commit: 18 W0 and
+// more), and three at its L* (34 each) see about 8.7 W0. A step that passes the cap does not
+// pay. Latency past it while the limit is held, or above limit * W0 * kSharedLatencyMargin in
+// kStaleWindowsBeforeProbe windows in a row (more than our own accesses, each served within W0,
+// can explain), means that other limiters climb on the same resource: the climb turns shared,
+// and c moves by
+//   dc = 1 - kSharedClimbDecay * (W / W0) * c     per round trip (window duration / W)
+// towards c = W0 / (kSharedClimbDecay * W). All the limiters see the same W, so all settle at
+// the same c, and with it at the same limit. With a cap alone (an additive increase, a halving
+// past the cap) the limiter whose W0 is highest takes the others' share, since theirs differ by
+// a few percent (the closed loop of the tests: W0 of 10.24, 10.34 and 10.56 ms, limits ending
+// near 30, 30 and 800). kSharedClimbDecay sets where three limiters settle: on
+// shared_group_commit 0.004 gives throughput ratios of 0.973-0.977, 0.003 and 0.005 0.4-0.5%
+// less (p99 ratio 1.01 and 0.93-0.96 against 0.99). Latency past the cap still cuts c by
+// kSharedCut, at most once per kSharedCutWindows windows (a cut takes a round trip to show).
+// A step up that passes the cap is ours if our accesses account for at least kOwnLatencyShare
+// of the latency: at a batch writer's capacity W = a + s * N (N accesses in flight), and the
+// step's rise of latency per access of ours measures s. Alone at the cap, s * L >= 8/9 W.
+constexpr double kClimbLatencyCap = 9;
+constexpr double kOwnLatencyShare = 0.5;
+constexpr double kSharedLatencyMargin = 1;
+constexpr double kSharedClimbDecay = 0.004;
+constexpr double kSharedCut = 0.5;
+constexpr int kSharedCutWindows = 3;
 
 // Completions come in batches (a writer that commits many writes at once releases them
 // together) when more than kBatchedFraction of the gaps between consecutive completions are

@@ -71,7 +71,8 @@
 //                 restarts from the higher goodput of the two windows, and the limit is cut to
 //                 round(target), by at most max_decrease.
 //   impossible latency: while tracking, W > limit * W0 * 2.5 (at most limit - 1 of ours ahead,
-//             each served in less than W0) in three windows in a row that are no sudden slowdown.
+//             each served in less than W0) in three windows in a row that are no sudden slowdown,
+//             while completions do not come in batches with the climb on (see below).
 //             Then the limit is pinned to min_limit for one window of min_window_samples
 //             accesses granted inside it; W0 becomes its mean latency and slow start resumes
 //             from the target. The margin is wide because other clients of the resource queue
@@ -115,8 +116,23 @@
 // from taking each other's share: raising one's limit on a saturated resource shared with
 // n - 1 others raises one's goodput by nearly a 1 - 1/n fraction of the step, more than group
 // commit gives near its peak, so each would keep climbing. Batched completions rule that out
-// for resources that do not batch (a FIFO server, a disk); for a batching resource that
-// several limiters feed, set kNever (docs/TUNING.md has the measurements).
+// for resources that do not batch (a FIFO server, a disk). For a batching resource that
+// several limiters feed, the latency they all see ends it (docs/TUNING.md has the measurements):
+//   cap:      a climb ends where W > 9 * W0. A step up that passes it does not pay if our own
+//             accesses account for half of W or more (by the rise of W per access of the step):
+//             the limit goes back, and the next trial waits, then goes down. Otherwise, or if
+//             latency passes the cap while the limit is held, or if W > limit * W0 (more than
+//             our own accesses, each served within W0, can explain) in three windows in a row,
+//             other limiters climb on the resource too: the climb turns shared.
+//   shared:   no more trials (each would take the others' share). Per window, over its
+//             duration / W round trips,
+//               dc/dRTT = 1 - 0.004 * (W / W0) * c           c settles at W0 / (0.004 * W)
+//             and W > 9 * W0 halves c (at most once in 3 windows). The limiters see the same W,
+//             so they settle at the same c and, since B + h * sqrt(B) is then equal too, at the
+//             same limit. The climb stays shared until it is forgotten (above).
+// Both apply while completions come in batches, whatever Options::climb says. There, the
+// impossible-latency probe does not run either (it would take the others' queue for our
+// baseline): that latency turns the climb shared instead.
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
@@ -219,6 +235,8 @@ class KneeLimit final : public LimitAlgorithm {
     double rate_sq_sum = 0;
     double open_served = 0;  // The block being filled.
     double open_duration_s = 0;
+    double latency_served = 0;  // Accesses of every window of the span, and their latency.
+    double latency_sum_s = 0;
 
     void Add(double window_served, double window_duration_s);
     double Rate() const { return duration_s > 0 ? served / duration_s : 0.0; }
@@ -268,7 +286,16 @@ class KneeLimit final : public LimitAlgorithm {
   bool LatencyTurnedRegular(const Window& w);
   // The throughput climb (knee_climb.cc). Returns true while a trial holds the limit; the
   // control law then skips the window.
-  bool HoldForClimb(const Window& w, double duration_s, int window_limit);
+  bool HoldForClimb(const Window& w, double duration_s, double latency_s, int window_limit);
+  // The climb may run (Options::climb, and completions that come in batches).
+  bool ClimbAllowed() const;
+  // Other limiters climb on the same resource: no more trials (see "shared" above).
+  void ShareClimb();
+  // The cap and the shared climb (see above), while completions come in batches. Returns true
+  // if they decided the window (no trial then).
+  bool ShareOrCapClimb(const Window& w, double duration_s, double latency_s);
+  // In a trial step up: the share of `latency_s` that our own accesses account for.
+  double OwnLatencyShare(double latency_s) const;
   void StartClimbTrial();
   void FinishClimbTrial();
   void EndClimb(bool forget);
@@ -335,6 +362,10 @@ class KneeLimit final : public LimitAlgorithm {
   int climb_interval_ = 0;   // Windows between trials that did not pay off.
   RateBlocks climb_reference_;
   RateBlocks climb_trial_;
+  bool climb_shared_ = false;    // Other limiters climb on the resource (see above).
+  int climb_cut_countdown_ = 0;  // Windows until latency past the cap may cut c again.
+  // Until then, latency past the cap is our own step's (the accesses granted under it).
+  TimePoint climb_own_latency_until_{};
 };
 
 }  // namespace blobtune::tuner
