@@ -2,7 +2,6 @@
 // move the limit a step and keep the higher limit only where goodput confirms it. The windows
 // and the control law are in knee.cc, the baseline and its probes in knee_baseline.cc.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -73,27 +72,12 @@ void KneeLimit::ShareClimb() {
   climb_shared_ = true;
 }
 
-bool KneeLimit::ShareOrCapClimb(const Window& w, double duration_s, double latency_s) {
+bool KneeLimit::ShareOrCapClimb(double duration_s, double latency_s) {
   if (climb_cut_countdown_ > 0) --climb_cut_countdown_;
   const double latency_ratio = latency_s / *baseline_s_;
   if (latency_ratio > kClimbLatencyCap) {
-    const bool own_step = !climb_shared_ && climb_phase_ == ClimbPhase::kTrial &&
-                          climb_to_ > climb_from_ && OwnLatencyShare(latency_s) >= kOwnLatencyShare;
-    if (own_step) {
-      // Our own step took latency past the cap: it does not pay. The accesses granted under it
-      // keep latency there for a round trip yet.
-      climb_own_latency_until_ =
-          w.open_at + std::chrono::duration_cast<Duration>(
-                          std::chrono::duration<double>(duration_s + latency_s));
-      EndClimb(/*forget=*/false);
-      pending_direction_ = 0;
-      climb_countdown_ = climb_interval_;
-      climb_interval_ = std::min(2 * climb_interval_, kClimbMaxInterval);
-      climb_up_ = climb_ < 1;
-      return true;
-    }
-    if (!climb_shared_ && w.open_at < climb_own_latency_until_) return true;
-    // Others took it there: share the climb, and cut it.
+    // Whoever's accesses took latency there (our own step's, or other limiters'): share the
+    // climb, and cut it.
     if (climb_cut_countdown_ == 0 && (climb_ > 0 || climb_phase_ != ClimbPhase::kIdle)) {
       climb_ *= kSharedCut;
       climb_cut_countdown_ = kSharedCutWindows;
@@ -127,7 +111,7 @@ bool KneeLimit::HoldForClimb(const Window& w, double duration_s, double latency_
   if (!CompletionsBatched()) {
     // The cap and the shared climb are for batching resources (Climb::kAlways climbs on others).
     climb_shared_ = false;
-  } else if (ShareOrCapClimb(w, duration_s, latency_s)) {
+  } else if (ShareOrCapClimb(duration_s, latency_s)) {
     return false;
   }
   if (climb_phase_ == ClimbPhase::kIdle) {
@@ -148,8 +132,6 @@ bool KneeLimit::HoldForClimb(const Window& w, double duration_s, double latency_
   }
   RateBlocks& span = climb_phase_ == ClimbPhase::kReference ? climb_reference_ : climb_trial_;
   span.Add(w.served, duration_s);
-  span.latency_served += w.served;
-  span.latency_sum_s += w.latency_sum_s;
   if (span.blocks < kClimbBlocks) return true;
   if (climb_phase_ == ClimbPhase::kReference) {
     StartClimbTrial();
@@ -212,13 +194,6 @@ void KneeLimit::FinishClimbTrial() {
   climb_countdown_ = climb_interval_;
   climb_interval_ = std::min(2 * climb_interval_, kClimbMaxInterval);
   climb_up_ = climb_ >= 1 ? !climb_up_ : true;
-}
-
-double KneeLimit::OwnLatencyShare(double latency_s) const {
-  if (climb_reference_.latency_served <= 0 || latency_s <= 0) return 1;
-  const double reference_s = climb_reference_.latency_sum_s / climb_reference_.latency_served;
-  const double per_access_s = std::max(0.0, latency_s - reference_s) / (climb_to_ - climb_from_);
-  return per_access_s * climb_to_ / latency_s;
 }
 
 void KneeLimit::EndClimb(bool forget) {

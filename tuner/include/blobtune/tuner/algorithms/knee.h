@@ -118,12 +118,10 @@
 // commit gives near its peak, so each would keep climbing. Batched completions rule that out
 // for resources that do not batch (a FIFO server, a disk). For a batching resource that
 // several limiters feed, the latency they all see ends it (docs/TUNING.md has the measurements):
-//   cap:      a climb ends where W > 9 * W0. A step up that passes it does not pay if our own
-//             accesses account for half of W or more (by the rise of W per access of the step):
-//             the limit goes back, and the next trial waits, then goes down. Otherwise, or if
-//             latency passes the cap while the limit is held, or if W > limit * W0 (more than
-//             our own accesses, each served within W0, can explain) in three windows in a row,
-//             other limiters climb on the resource too: the climb turns shared.
+//   cap:      a climb ends where W > 9 * W0: the climb turns shared, whoever's accesses took
+//             W there (a limiter cannot tell its own step from the others' when they step
+//             together). So does W > limit * W0 (more than our own accesses, each served within
+//             W0, can explain) in three windows in a row: other limiters climb there too.
 //   shared:   no more trials (each would take the others' share). Per window, over its
 //             duration / W round trips,
 //               dc/dRTT = 1 - 0.004 * (W / W0) * c           c settles at W0 / (0.004 * W)
@@ -235,8 +233,6 @@ class KneeLimit final : public LimitAlgorithm {
     double rate_sq_sum = 0;
     double open_served = 0;  // The block being filled.
     double open_duration_s = 0;
-    double latency_served = 0;  // Accesses of every window of the span, and their latency.
-    double latency_sum_s = 0;
 
     void Add(double window_served, double window_duration_s);
     double Rate() const { return duration_s > 0 ? served / duration_s : 0.0; }
@@ -293,9 +289,7 @@ class KneeLimit final : public LimitAlgorithm {
   void ShareClimb();
   // The cap and the shared climb (see above), while completions come in batches. Returns true
   // if they decided the window (no trial then).
-  bool ShareOrCapClimb(const Window& w, double duration_s, double latency_s);
-  // In a trial step up: the share of `latency_s` that our own accesses account for.
-  double OwnLatencyShare(double latency_s) const;
+  bool ShareOrCapClimb(double duration_s, double latency_s);
   void StartClimbTrial();
   void FinishClimbTrial();
   void EndClimb(bool forget);
@@ -364,8 +358,6 @@ class KneeLimit final : public LimitAlgorithm {
   RateBlocks climb_trial_;
   bool climb_shared_ = false;    // Other limiters climb on the resource (see above).
   int climb_cut_countdown_ = 0;  // Windows until latency past the cap may cut c again.
-  // Until then, latency past the cap is our own step's (the accesses granted under it).
-  TimePoint climb_own_latency_until_{};
 };
 
 }  // namespace blobtune::tuner
