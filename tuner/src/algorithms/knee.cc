@@ -145,7 +145,8 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   if (age >= options_.max_window_time) return true;
   // A window spans a few times the time a permit is held: its accesses were granted under
   // the limit it measures.
-  double reference_s = mean_setup_s_;
+  // The mean setup per access is s / x (Little's law).
+  double reference_s = goodput_ && *goodput_ > 0 ? setup_holding_ / *goodput_ : 0.0;
   if (baseline_s_) {
     reference_s += *baseline_s_;
   } else if (window_.served > 0) {
@@ -241,7 +242,6 @@ void KneeLimit::CloseWindow(TimePoint now) {
   goodput_ = smoothed_served_ / smoothed_duration_s_;
   drop_holding_ += options_.smoothing * (w.slow_drop_latency_sum_s / duration_s - drop_holding_);
   setup_holding_ += options_.smoothing * (setup_holding - setup_holding_);
-  mean_setup_s_ += options_.smoothing * (mean_setup_s - mean_setup_s_);
 
   UpdateBatchedFraction(w);
   if (const std::optional<double> cv2 = LatencyCv2(w)) {

@@ -318,7 +318,6 @@ class KneeLimit final : public LimitAlgorithm {
   double smoothed_duration_s_ = 0;
   double drop_holding_ = 0;            // d, accesses.
   double setup_holding_ = 0;           // s, accesses.
-  double mean_setup_s_ = 0;            // Average setup per access.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
   std::optional<double> last_latency_s_;
   std::optional<TimePoint> last_end_;       // The latest end of a sample so far.
