@@ -50,6 +50,7 @@ class Simulation {
   struct Request {
     int client = 0;
     int steps_left = 0;  // Requests of the job still to come after this one.
+    int64_t created = 0;  // When it arrived: its latency belongs to that phase.
     int64_t granted = 0;
     int64_t deadline = kNever;
     uint64_t bytes = 0;
@@ -90,6 +91,7 @@ class Simulation {
   void OnStageDone(int r);
   void Settle(int r, AccessOutcome outcome);
   void OnDeadline(int r, uint32_t generation);
+  void Drain();
   void JobDone(int client);
   void OnStep(size_t step);
   void ScheduleArrival(int client);
@@ -107,6 +109,7 @@ class Simulation {
   int64_t now_ = 0;
   int64_t end_ns_;
   bool finished_ = false;
+  bool draining_ = false;  // Measuring stopped; only requests already granted go on.
   uint64_t next_seq_ = 0;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   Plant plant_;
@@ -193,6 +196,7 @@ void Simulation::CreateRequest(int client, int steps_left) {
   Request& req = Req(r);
   req.client = client;
   req.steps_left = steps_left;
+  req.created = now_;
   req.deadline = spec.deadline_ms ? now_ + MsToNs(*spec.deadline_ms) : kNever;
   req.bytes = static_cast<uint64_t>(
       std::max(0.0, std::round(spec.size_bytes.Sample(c.sizes) * spec.size_scale)));
@@ -297,6 +301,16 @@ void Simulation::OnStageDone(int r) {
 
 void Simulation::Settle(int r, AccessOutcome outcome) {
   Request& req = Req(r);
+  if (draining_) {
+    if (outcome == AccessOutcome::kSuccess) {
+      if (PhaseStats* arrived = PhaseAt(req.created)) {
+        arrived->latency.Record(Duration(now_ - req.granted));
+      }
+    }
+    req.state = RequestState::kDone;
+    Free(r);
+    return;
+  }
   int client = req.client;
   int steps_left = req.steps_left;
   ClientState& c = ClientOf(client);
@@ -307,7 +321,9 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
     if (outcome == AccessOutcome::kSuccess) {
       ++phase->successes;
       ++phase->successes_by_client[static_cast<size_t>(client)];
-      phase->latency.Record(Duration(now_ - req.granted));
+      if (PhaseStats* arrived = PhaseAt(req.created)) {
+        arrived->latency.Record(Duration(now_ - req.granted));
+      }
       if (now_ != stamp_ns_) {
         stamp_ns_ = now_;
         std::fill(stamp_successes_.begin(), stamp_successes_.end(), 0);
@@ -361,6 +377,47 @@ void Simulation::OnDeadline(int r, uint32_t generation) {
     Settle(r, AccessOutcome::kDropped);  // A hang ends at the deadline.
   } else if (req.state == RequestState::kGranted) {
     req.late = true;  // The plant cannot be stopped: the permit ends when the work does.
+  }
+}
+
+void Simulation::Drain() {
+  draining_ = true;
+  for (;;) {
+    if (events_.empty() || events_.top().t > now_) {
+      plant_.StartBatches(now_, started_);
+      ScheduleStarted();
+    }
+    if (events_.empty()) return;
+    Event e = events_.top();
+    events_.pop();
+    now_ = e.t;
+    clock_.Set(epoch_ + Duration(now_));
+    switch (e.kind) {
+      case EventKind::kSetupDone:
+        OnSetupDone(e.a, static_cast<uint32_t>(e.b));
+        break;
+      case EventKind::kStageDone:
+        OnStageDone(e.a);
+        break;
+      case EventKind::kFailureEnd:
+        if (Req(e.a).generation == static_cast<uint32_t>(e.b) &&
+            Req(e.a).state == RequestState::kFailing) {
+          Settle(e.a, AccessOutcome::kDropped);
+        }
+        break;
+      case EventKind::kDeadline:
+        // A queued request is never granted now; a granted one turns late, a hang ends.
+        if (Req(e.a).generation == static_cast<uint32_t>(e.b) &&
+            Req(e.a).state != RequestState::kQueued) {
+          OnDeadline(e.a, static_cast<uint32_t>(e.b));
+        }
+        break;
+      case EventKind::kStep:
+      case EventKind::kArrival:
+      case EventKind::kWorkDone:
+      case EventKind::kBucket:
+        break;  // Nothing new starts.
+    }
   }
 }
 
@@ -521,6 +578,7 @@ StatusOr<SimulationResult> Simulation::Run() {
   for (PhaseStats& phase : result_.phases) {
     phase.end_s = std::clamp(result_.end_s, phase.start_s, phase.end_s);
   }
+  Drain();
   // Drop held permits before the admissions go: the limiter requires none outstanding.
   for (ClientState& c : clients_) c.admission.reset();
   return std::move(result_);

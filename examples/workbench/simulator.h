@@ -6,9 +6,10 @@
 // plant's stages. Its permit ends with success, or dropped: after a fast error, at the deadline
 // for a hang, or when the plant finishes a request whose deadline passed meanwhile (work already
 // in the plant cannot be called back, so its permit is held until the plant lets go; a request
-// whose deadline passes while it queues for a permit just expires). Steps change parameters at their times. Events are ordered by (time, sequence number) and every random
-// stream is seeded, so a seed gives the same result on every run; nothing sleeps. Batch stages
-// start their batches after the last event of an instant (plant.h).
+// whose deadline passes while it queues for a permit just expires). Steps change parameters at
+// their times. Events are ordered by (time, sequence number) and every random stream is seeded, so
+// a seed gives the same result on every run; nothing sleeps. Batch stages start their batches after
+// the last event of an instant (plant.h).
 //
 //   SimulationOptions options;
 //   options.phase_bounds = PhaseBounds(workload);
@@ -16,7 +17,9 @@
 //   StatusOr<SimulationResult> result = Simulate(workload, options);
 //
 // Latency everywhere is the access latency, from grant to end of the permit: what the limit
-// controls. Throughput is goodput: successful requests per second.
+// controls; a request's latency counts in the phase it arrived in, and the requests granted
+// when the run stops are followed to their end (nothing new starts then). Throughput is
+// goodput: successful requests per second, counted in the phase where they end.
 //
 // Thread-safety: Simulate() is reentrant; run independent simulations on several threads.
 #ifndef BLOBTUNE_EXAMPLES_WORKBENCH_SIMULATOR_H_
@@ -60,7 +63,7 @@ struct PhaseStats {
   uint64_t dropped = 0;    // Errors, hangs and deadline misses of granted requests.
   uint64_t expired = 0;    // Requests whose deadline passed while they queued for a permit.
   uint64_t rejected = 0;   // Requests that found their client's queue full.
-  LatencyHistogram latency;  // Access latency of successes.
+  LatencyHistogram latency;  // Access latency of the successes that arrived in the phase.
   std::vector<uint64_t> successes_by_client;
 
   double throughput() const { return end_s > start_s ? successes / (end_s - start_s) : 0.0; }

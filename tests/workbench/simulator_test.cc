@@ -187,6 +187,22 @@ TEST_F(SimulatorTest, StepChangesCapacityAtItsTime) {
   EXPECT_NEAR(result.phases[1].throughput(), 2000.0, 1.0);
 }
 
+TEST_F(SimulatorTest, LatencyCountsInThePhaseTheRequestArrivedIn) {
+  // One request at a time, 100 ms each: arrivals at 0, 0.1, ..., 0.9 s. Goodput counts where
+  // requests end; latency where they arrived, so the request of 0.5 s is phase 0's latency but
+  // phase 1's success, and the one of 0.9 s, still in flight when measuring stops at 0.95 s,
+  // is followed to its end (the slowest requests are the likeliest to be cut off).
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(100.0));
+  w.clients[0].concurrency = 1;
+  SimulationResult result = Run(w, 1, {0.0, 0.55, 0.95});
+  EXPECT_EQ(result.phases[0].successes, 5u);
+  EXPECT_EQ(result.phases[0].latency.count(), 6u);
+  EXPECT_EQ(result.phases[1].successes, 4u);
+  EXPECT_EQ(result.phases[1].latency.count(), 4u);
+  EXPECT_DOUBLE_EQ(result.phases[1].latency.MeanMs(), 100.0);
+  EXPECT_DOUBLE_EQ(result.end_s, 0.95);
+}
+
 TEST_F(SimulatorTest, BatchStageServesEveryWaitingRequestInOneBatch) {
   // Group commit, S = 1 ms per batch plus p = 0.25 ms per request: with all N requests in every
   // batch, throughput is N / (S + N p) and latency S + N p, rising with N past the knee.
