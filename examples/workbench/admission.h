@@ -28,6 +28,8 @@ class Admission {
 
   // A ticket for one access, or std::nullopt when the limit is reached. Never waits.
   virtual std::optional<int> TryAdmit() = 0;
+  // The client turned an access away for want of a permit (its queue was full).
+  virtual void Refuse() = 0;
   // The access of `ticket` starts now, after its setup (see Permit::RestartTiming).
   virtual void RestartTiming(int ticket) = 0;
   // Ends the access of `ticket` (each ticket exactly once).
@@ -46,6 +48,7 @@ class StaticCap final : public Admission {
     ++inflight_;
     return 0;
   }
+  void Refuse() override {}
   void RestartTiming(int /*ticket*/) override {}
   void Finish(int /*ticket*/, AccessOutcome /*outcome*/, uint64_t /*bytes*/) override {
     --inflight_;

@@ -35,6 +35,12 @@ std::optional<int> LimiterAdmission::TryAdmit() {
   return ticket;
 }
 
+void LimiterAdmission::Refuse() {
+  // The simulator refuses only while no permit is free, so this fails and counts; were one
+  // free, it would go back at once, unused and unsampled.
+  std::optional<tuner::Permit> unused = limiter_->TryAcquire();
+}
+
 void LimiterAdmission::RestartTiming(int ticket) {
   permits_[static_cast<size_t>(ticket)].RestartTiming();
 }

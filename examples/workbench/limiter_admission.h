@@ -33,6 +33,9 @@ class LimiterAdmission final : public Admission {
   ~LimiterAdmission() override;
 
   std::optional<int> TryAdmit() override;
+  // Asks the limiter once more, which refuses (no permit is free) and counts the refusal for
+  // the algorithm (Sample::refused).
+  void Refuse() override;
   void RestartTiming(int ticket) override;
   void Finish(int ticket, AccessOutcome outcome, uint64_t bytes) override;
   int limit() const override { return limiter_->limit(); }

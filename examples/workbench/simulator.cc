@@ -208,6 +208,7 @@ void Simulation::CreateRequest(int client, int steps_left) {
   Dispatch(client);
   if (Req(r).state == RequestState::kQueued && spec.max_queue && c.queued > *spec.max_queue) {
     // No permit and no room to wait: rejected at once (it is the newest, at the back).
+    c.admission->Refuse();
     c.queue.pop_back();
     --c.queued;
     Free(r);
@@ -230,6 +231,8 @@ void Simulation::Dispatch(int client) {
       Free(r);
       continue;
     }
+    // Asking without a free permit would count as a refusal; a queued request still waits.
+    if (c.admission->inflight() >= c.admission->limit()) break;
     std::optional<int> ticket = c.admission->TryAdmit();
     if (!ticket) break;
     lifo ? c.queue.pop_back() : c.queue.pop_front();

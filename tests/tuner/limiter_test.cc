@@ -115,6 +115,27 @@ TEST_F(LimiterTest, RestartTimingMeasuresTheLatencyFromThen) {
   EXPECT_EQ(samples[0].setup, milliseconds(5));
 }
 
+TEST_F(LimiterTest, RefusedCountsTheFailedTryAcquiresSinceThePreviousSample) {
+  LimiterOptions options;
+  options.max_queue = 0;
+  auto limiter = MakeLimiter(1, std::move(options));
+  std::optional<Permit> first = limiter->TryAcquire();
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(limiter->TryAcquire());
+  EXPECT_FALSE(limiter->TryAcquire());
+  // A failed wait is no refusal: where callers queue, a freed permit never sits idle.
+  EXPECT_FALSE(limiter->Acquire(milliseconds(5)).ok());
+  clock_.Advance(milliseconds(1));
+  first->Success();
+  std::optional<Permit> second = limiter->TryAcquire();
+  ASSERT_TRUE(second);
+  second->Success();
+  std::vector<Sample> samples = script_->Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].refused, 2u);
+  EXPECT_EQ(samples[1].refused, 0u);
+}
+
 TEST_F(LimiterTest, DroppedIsSampledAndIgnoredIsNot) {
   auto limiter = MakeLimiter(4);
   std::optional<Permit> dropped = limiter->TryAcquire();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -131,6 +132,7 @@ std::optional<Permit> Limiter::TryAcquire() {
     if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
     return MakePermit(inflight, sequence);
   }
+  CountRefusal();
   if (observer_ != nullptr) observer_->OnAcquireFailed(AcquireFailure::kRejected);
   return std::nullopt;
 }
@@ -337,10 +339,22 @@ void Limiter::Release(const Permit& permit, PermitOutcome outcome, uint64_t byte
     sample.dropped = outcome == PermitOutcome::kDropped;
     sample.bytes = bytes;
     sample.weight = permit.weight_;
+    // A plain load first: without refusals, releases write nothing more.
+    if (refused_.load(std::memory_order_relaxed) != 0) {
+      sample.refused = refused_.exchange(0, std::memory_order_relaxed);
+    }
   }
   ReturnSlot();
   if (observer_ != nullptr) observer_->OnReleased(outcome, sampled ? &sample : nullptr);
   if (sampled) RecordSample(sample);
+}
+
+void Limiter::CountRefusal() noexcept {
+  // Saturates rather than wraps if no sample takes the count for a long time.
+  uint32_t n = refused_.load(std::memory_order_relaxed);
+  while (n != std::numeric_limits<uint32_t>::max() &&
+         !refused_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+  }
 }
 
 void Limiter::ReturnSlot() noexcept {

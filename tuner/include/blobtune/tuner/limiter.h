@@ -229,6 +229,7 @@ class Limiter {
   void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) REQUIRES(queue_mu_);
   // Gives a slot back and hands it to the first waiter, if any.
   void ReturnSlot() noexcept;
+  void CountRefusal() noexcept;
   void RecordSample(const Sample& sample) noexcept;
   // REQUIRES: the caller holds algorithm_busy_.
   void ApplySample(const Sample& sample) noexcept;
@@ -258,6 +259,9 @@ class Limiter {
   std::atomic<uint64_t> last_timed_sequence_{0};
   std::atomic<int64_t> sample_due_ns_{0};
   std::atomic<uint64_t> lost_samples_{0};
+  // Failed TryAcquire() calls since the last sample took them (Sample::refused). Its own line:
+  // under overload every failed TryAcquire() writes it, and state_ should not pay for that.
+  alignas(64) std::atomic<uint32_t> refused_{0};
 
   // --- Samples. Pushed lock-free by any releasing thread; applied by whichever thread wins
   // algorithm_busy_ (a try-only flag: nobody waits for it).

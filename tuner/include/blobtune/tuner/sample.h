@@ -31,6 +31,11 @@ struct Sample {
   // busy all the same: at a rate x, a limit needs x * setup permits on top of what the resource
   // holds (e.g. a write permit taken before the request body arrived).
   Duration setup{};
+  // TryAcquire() calls that found no free permit since the previous sample: demand turned away
+  // by callers that shed instead of waiting. Those lose what the limit refuses, even while
+  // most permits sit idle (a permit freed by a completion waits for the next arrival). Failed
+  // waits (Acquire) do not count: a queue refills freed permits at once.
+  uint32_t refused = 0;
   // How many finished accesses this sample stands for. 1 unless the limiter times only one in
   // `weight` permits because the completion rate is very high (see LimiterOptions); the sample
   // is then taken as representative of them all, outcome (dropped or not) included.
