@@ -119,5 +119,30 @@ TEST(KneeBenchTest, DoesNotCollapseWhenDeadlinesExpireInItsOwnQueue) {
   EXPECT_GE(report->workloads[0].runs[0].score.throughput_ratio, 0.95);
 }
 
+TEST(KneeBenchTest, RefusesLittleWhereCallersShed) {
+  // Requests that find no free permit are lost, at 85% of what the server can serve. Little's
+  // law said the limit did not bind (most permits idle) and knee sat at 4, refusing a fifth
+  // of the requests (throughput 0.78); Sample::refused says it binds.
+  const BenchReport report = RunKneeAndGradient("shedding_server");
+  ASSERT_EQ(report.workloads.size(), 1u);
+  const Score& knee = report.workloads[0].runs[0].score;
+  const Score& gradient = report.workloads[0].runs[1].score;
+  EXPECT_GE(knee.throughput_ratio, 0.95);
+  EXPECT_LE(knee.p99_ratio, 1.25);
+  EXPECT_LT(knee.regret, gradient.regret);
+}
+
+TEST(KneeBenchTest, MeetsABurstThatOverloadsALossSystem) {
+  // 1.5x what the server serves, shed: the idle permits, geometric with mean (1 - p) / p,
+  // join the knee's target (it sat at 5 against L* 9 before, never in the band).
+  const BenchReport report = RunKneeAndGradient("idle_then_burst");
+  ASSERT_EQ(report.workloads.size(), 1u);
+  const Score& knee = report.workloads[0].runs[0].score;
+  EXPECT_GE(knee.throughput_ratio, 0.95);
+  EXPECT_LE(knee.p99_ratio, 1.25);
+  ASSERT_TRUE(knee.recovery_rtts.has_value());
+  EXPECT_LE(*knee.recovery_rtts, 30);
+}
+
 }  // namespace
 }  // namespace blobtune::workbench

@@ -116,6 +116,8 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   if (empty && sample.start > window_.open_at) window_.open_at = sample.start;
   window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
   window_.setup_sum_s += weight * std::max(0.0, Seconds(sample.setup));
+  window_.refused += sample.refused;
+  CountArrival(sample, weight);
   CountCompletionGap(sample);
   if (sample.inflight >= limit_) window_.limit_reached = true;
   const double latency_s = std::max(0.0, Seconds(sample.latency));
@@ -219,8 +221,11 @@ void KneeLimit::CloseWindow(TimePoint now) {
   // Little's law, served * latency / duration in flight, plus those held in setup): at a limit
   // of 1 every access finds it full, even while idle.
   const double setup_holding = w.setup_sum_s / duration_s;
-  const bool limit_binds = w.limit_reached && latency_s &&
-                           goodput * *latency_s + setup_holding >= kBusyFraction * window_limit;
+  // Where callers shed, refused demand binds the limit however idle its permits were.
+  const bool refusing = CountRefusals(w, window_limit);
+  const bool limit_binds =
+      loss_mode_ || (w.limit_reached && latency_s &&
+                     goodput * *latency_s + setup_holding >= kBusyFraction * window_limit);
   const bool growing = slow_start && limit_binds && no_queue;
   if (growing && fresh_served_ > 0 && fresh_served_ < kBaselineBlock) {
     // A fresh baseline rests on a few accesses; windows of slow start that show no queue
@@ -247,7 +252,11 @@ void KneeLimit::CloseWindow(TimePoint now) {
   if (const std::optional<double> cv2 = LatencyCv2(w)) {
     latency_cv2_ = latency_cv2_ ? *latency_cv2_ + kCvSmoothing * (*cv2 - *latency_cv2_) : *cv2;
   }
-  double target = Target(*goodput_) + climb_;
+  double target = (loss_mode_ ? LossTarget(*goodput_) : Target(*goodput_)) + climb_;
+  // Without significant refusals, the limit only falls: to what the demand needed.
+  if (loss_mode_ && !refusing) {
+    target = std::min({target, static_cast<double>(limit_), DemandQuantile()});
+  }
   if (growing) {
     target = std::max(target, limit_ * options_.growth_factor);
     state_ = State::kGrowing;

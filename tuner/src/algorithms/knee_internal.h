@@ -154,6 +154,22 @@ constexpr double kCoincidentSmoothing = 0.02;
 
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
+// Refusals (Sample::refused: callers that shed). The limit may refuse this fraction of the
+// arrivals while the resource has room: the oracle's own allowance (L* reaches 97% of the
+// peak goodput). Refusals must exceed it, or arrivals that saw a concurrency at or above a
+// lower limit must fall short of it, by kRefusalZ standard errors (binomial) before the limit
+// moves for them. The counts forget at the rate of kLossMemory arrivals: at p = 0.35 (a
+// burst 1.5 times what the resource serves) p's standard error is then 0.011 and the idle
+// permits (1 - p) / p are known within 5%; with 1000 arrivals `idle_then_burst` swung out of
+// its band on all three seeds, with 4000 its p99 ratio was 1.33 on seed 7. Loss mode ends when
+// the refused fraction falls below kLossEndFraction of the allowance over at least half that.
+constexpr double kRefusedFraction = 0.03;
+constexpr double kRefusalZ = 2.0;
+constexpr double kLossMemory = 2000;
+constexpr double kLossEndFraction = 0.25;
+// Concurrencies above this share the top bucket of the demand's histogram.
+constexpr int kMaxConcurrencyBucket = 65536;
+
 }  // namespace blobtune::tuner::knee_internal
 
 #endif  // BLOBTUNE_TUNER_SRC_ALGORITHMS_KNEE_INTERNAL_H_

@@ -132,6 +132,27 @@
 // impossible-latency probe does not run either (it would take the others' queue for our
 // baseline): that latency turns the climb shared instead.
 //
+// Refusals. Callers that shed instead of waiting (TryAcquire) lose what the limit turns away
+// (Sample::refused), and then permits sit idle while requests are lost: a permit that a
+// completion frees waits for the next arrival. By Little's law such a limit does not bind, and
+// the target above keeps it far too low (at 85% of a server's capacity, knee refused a fifth of
+// the requests). Counting arrivals (admitted or refused), over the last 2000 and since the
+// limit last changed:
+//   p   the refused fraction of the last arrivals; a = 3% of arrivals may be refused (the
+//       oracle's own allowance: L* reaches 97% of the peak goodput).
+//   refusing: since the limit changed, refusals exceed a by two standard errors (binomial).
+//   loss mode: from the first refusing window until p < a / 4 over at least 1000 arrivals.
+//       In it the limit binds, and
+//         target = B + h * sqrt(B + (1 - p) / p^2) + (1 - p) / p + d
+//       the knee plus the idle permits of a saturated loss system: completions free permits at
+//       rate x, arrivals take them at rate x / (1 - p), so their number is geometric with mean
+//       (1 - p) / p and variance (1 - p) / p^2; the mean joins B, the variance B's in the
+//       allowance. While not refusing the target is also at most the limit and the demand's
+//       quantile: the least limit k for which the arrivals that needed more than k permits
+//       (those in flight at grant, counting themselves; more than the limit for a refused one)
+//       are fewer than a by two standard errors. So the limit rises while it refuses more than
+//       a, falls where the demand needs less, and a saturated resource caps it.
+//
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
 //
@@ -146,6 +167,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
@@ -251,6 +273,7 @@ class KneeLimit final : public LimitAlgorithm {
     double slow_drop_latency_sum_s = 0;
     double fast_drops = 0;
     double setup_sum_s = 0;  // Every sample's setup (Sample::setup).
+    double refused = 0;      // Sample::refused.
     double gaps = 0;         // Between the ends of consecutive single-weight samples.
     double short_gaps = 0;   // Of those, far shorter than the mean gap (see knee_climb.cc).
     // Of those, shorter still: the two finished together.
@@ -300,6 +323,15 @@ class KneeLimit final : public LimitAlgorithm {
   // B + h * sqrt(B) + d with B = goodput * W0 + s (see above).
   double Target(double goodput) const;
   double Headroom() const;
+  // Refusals (knee_loss.cc). The permits an arrival needed, while refusals matter.
+  void CountArrival(const Sample& sample, double weight);
+  // Updates the counts and loss mode; true while the limit refuses significantly more than
+  // kRefusedFraction of the arrivals.
+  bool CountRefusals(const Window& w, int window_limit);
+  // B + h * sqrt(B + (1 - p) / p^2) + (1 - p) / p + d (see above).
+  double LossTarget(double goodput) const;
+  // The least limit that would have refused significantly fewer than kRefusedFraction.
+  double DemandQuantile() const;
 
   Options options_;
   int limit_;
@@ -357,6 +389,14 @@ class KneeLimit final : public LimitAlgorithm {
   RateBlocks climb_trial_;
   bool climb_shared_ = false;    // Other limiters climb on the resource (see above).
   int climb_cut_countdown_ = 0;  // Windows until latency past the cap may cut c again.
+  // Refusals: the counts since the limit last changed, and recent ones (forgetting).
+  bool loss_mode_ = false;
+  int counted_limit_ = 0;
+  double limit_refused_ = 0;
+  double limit_arrivals_ = 0;
+  double recent_refused_ = 0;
+  double recent_arrivals_ = 0;
+  std::vector<double> demand_;  // Recent arrivals by the permits they needed (loss mode).
 };
 
 }  // namespace blobtune::tuner

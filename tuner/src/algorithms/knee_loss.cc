@@ -1,0 +1,80 @@
+// The knee algorithm's refusals (see "Refusals" in knee.h): where callers shed instead of
+// waiting, demand the limit turns away is lost, and the limit is set from the refused fraction
+// instead of Little's law alone. The windows and the control law are in knee.cc.
+#include <algorithm>
+#include <cmath>
+
+#include "blobtune/tuner/algorithms/knee.h"
+#include "knee_internal.h"
+
+namespace blobtune::tuner {
+
+using namespace knee_internal;
+
+void KneeLimit::CountArrival(const Sample& sample, double weight) {
+  if (!loss_mode_ && sample.refused == 0) return;
+  // The permits each arrival needed (Poisson arrivals see time averages): an admitted one those
+  // in flight with itself, a refused one more than the limit.
+  auto count = [this](int concurrency, double n) {
+    const size_t at = static_cast<size_t>(std::clamp(concurrency, 1, kMaxConcurrencyBucket));
+    if (demand_.size() <= at) demand_.resize(at + 1, 0.0);
+    demand_[at] += n;
+  };
+  count(sample.inflight, weight);
+  if (sample.refused > 0) count(limit_ + 1, sample.refused);
+}
+
+bool KneeLimit::CountRefusals(const Window& w, int window_limit) {
+  const double arrivals = w.refused + w.served + w.slow_drops + w.fast_drops;
+  if (window_limit != counted_limit_) {
+    counted_limit_ = window_limit;
+    limit_refused_ = 0;
+    limit_arrivals_ = 0;
+  }
+  limit_refused_ += w.refused;
+  limit_arrivals_ += arrivals;
+  recent_refused_ += w.refused;
+  recent_arrivals_ += arrivals;
+  if (recent_arrivals_ > kLossMemory) {
+    const double forget = kLossMemory / recent_arrivals_;
+    recent_refused_ *= forget;
+    recent_arrivals_ *= forget;
+    for (double& n : demand_) n *= forget;
+  }
+  const double allowed = kRefusedFraction * limit_arrivals_;
+  const bool refusing = limit_refused_ > allowed + kRefusalZ * std::sqrt(allowed);
+  if (refusing) loss_mode_ = true;
+  if (loss_mode_ && recent_arrivals_ >= 0.5 * kLossMemory &&
+      recent_refused_ < kLossEndFraction * kRefusedFraction * recent_arrivals_) {
+    loss_mode_ = false;
+    demand_.clear();
+  }
+  return refusing;
+}
+
+double KneeLimit::LossTarget(double goodput) const {
+  const double p = recent_arrivals_ > 0 ? recent_refused_ / recent_arrivals_ : 0.0;
+  if (p <= 0) return options_.max_limit;
+  // Idle permits of a saturated loss system: geometric, mean (1 - p) / p, variance that / p.
+  const double idle = (1 - p) / p;
+  const double busy = goodput * baseline_s_.value_or(0.0) + setup_holding_;
+  return busy + Headroom() * std::sqrt(busy + idle / p) + idle + drop_holding_;
+}
+
+double KneeLimit::DemandQuantile() const {
+  double arrivals = 0;
+  for (double n : demand_) arrivals += n;
+  const double allowed = kRefusedFraction * arrivals;
+  const double significantly_fewer = allowed - kRefusalZ * std::sqrt(allowed);
+  if (significantly_fewer <= 0) return limit_;
+  // The smallest limit k that would have refused significantly fewer: the arrivals that needed
+  // more than k permits.
+  double needed_more = 0;
+  for (size_t k = demand_.size(); k-- > 1;) {
+    needed_more += demand_[k];
+    if (needed_more > significantly_fewer) return static_cast<double>(k);
+  }
+  return 1;
+}
+
+}  // namespace blobtune::tuner
