@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <queue>
+#include <random>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "closed_loop.h"
@@ -181,6 +184,53 @@ TEST(KneeLimitTest, CoversThePermitsHeldBeforeTheAccessStarts) {
   // a limit of 1) and the limit, not the resource, caps the goodput.
   KneeLimit blind = KneeLimit::Create({}).value();
   EXPECT_LT(RunWithSetup(blind, 20ms, /*report_setup=*/false, 400), 0.1);
+}
+
+// Callers that shed: Poisson arrivals at `rate` per second, each holding a permit for a fixed
+// `hold` (a pure delay: the demand's concurrency is Poisson, mean rate * hold); an arrival that
+// finds no free permit is refused and lost. Returns the refused fraction of the arrivals after
+// the first `warmup`.
+double RunSheddingCallers(KneeLimit& knee, double rate, Duration hold, bool report_refused,
+                          Duration run, Duration warmup) {
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> gap_s(rate);
+  auto ends_later = [](const Sample& a, const Sample& b) { return a.end() > b.end(); };
+  std::priority_queue<Sample, std::vector<Sample>, decltype(ends_later)> running(ends_later);
+  uint32_t refused_since_sample = 0;
+  double arrivals = 0, refusals = 0;
+  Duration now = 0ms;
+  while (now < run) {
+    now += std::chrono::duration_cast<Duration>(std::chrono::duration<double>(gap_s(rng)));
+    while (!running.empty() && running.top().end() <= TimePoint(now)) {
+      Sample sample = running.top();
+      running.pop();
+      if (report_refused) sample.refused = std::exchange(refused_since_sample, 0);
+      knee.Update(sample);
+    }
+    const bool counted = now >= warmup;
+    arrivals += counted;
+    if (static_cast<int>(running.size()) >= knee.limit()) {
+      ++refused_since_sample;
+      refusals += counted;
+      continue;
+    }
+    running.push(Success(now, hold, static_cast<int>(running.size()) + 1));
+  }
+  return refusals / arrivals;
+}
+
+TEST(KneeLimitTest, RefusesLittleWhereCallersShed) {
+  // 850/s for 10 ms: 8.5 in flight on average, Poisson. By Erlang's loss formula a limit of 14
+  // refuses 2.5% of the arrivals, 13 4.2%, and the closed loop's knee (x * W0 = 7.3, plus 0.5
+  // sqrt of it: 9 or 10) 14-20%.
+  KneeLimit knee = KneeLimit::Create({}).value();
+  const double refused = RunSheddingCallers(knee, 850, 10ms, /*report_refused=*/true, 30s, 10s);
+  EXPECT_LE(refused, 0.05);
+  EXPECT_GE(knee.limit(), 13);
+  EXPECT_LE(knee.limit(), 17);
+  // Without the refusals in its samples, knee sees idle permits and keeps the closed loop's knee.
+  KneeLimit blind = KneeLimit::Create({}).value();
+  EXPECT_GT(RunSheddingCallers(blind, 850, 10ms, /*report_refused=*/false, 30s, 10s), 0.10);
 }
 
 TEST(KneeLimitTest, StaysWithinMinAndMax) {

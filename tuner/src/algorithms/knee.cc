@@ -226,7 +226,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
   const bool limit_binds =
       loss_mode_ || (w.limit_reached && latency_s &&
                      goodput * *latency_s + setup_holding >= kBusyFraction * window_limit);
-  const bool growing = slow_start && limit_binds && no_queue;
+  // Where callers shed, only refusals say that demand wants more (latency may never show it).
+  const bool growing = slow_start && no_queue && (loss_mode_ ? refusing : limit_binds);
   if (growing && fresh_served_ > 0 && fresh_served_ < kBaselineBlock) {
     // A fresh baseline rests on a few accesses; windows of slow start that show no queue
     // measure it too, and refine it (up or down) until it rests on a block.

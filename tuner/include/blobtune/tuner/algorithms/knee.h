@@ -142,7 +142,8 @@
 //       oracle's own allowance: L* reaches 97% of the peak goodput).
 //   refusing: since the limit changed, refusals exceed a by two standard errors (binomial).
 //   loss mode: from the first refusing window until p < a / 4 over at least 1000 arrivals.
-//       In it the limit binds, and
+//       In it the limit binds (slow start doubles it only while refusing: a resource of pure
+//       delay never shows a queue), and
 //         target = B + h * sqrt(B + (1 - p) / p^2) + (1 - p) / p + d
 //       the knee plus the idle permits of a saturated loss system: completions free permits at
 //       rate x, arrivals take them at rate x / (1 - p), so their number is geometric with mean
