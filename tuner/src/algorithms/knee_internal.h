@@ -156,7 +156,7 @@ inline double Seconds(Duration d) { return std::chrono::duration<double>(d).coun
 
 // Refusals (Sample::refused: callers that shed). The limit may refuse this fraction of the
 // arrivals while the resource has room: the oracle's own allowance (L* reaches 97% of the
-// peak goodput). Refusals must exceed it, or arrivals that saw a concurrency at or above a
+// peak goodput). Refusals must exceed it, or the arrivals that needed more permits than a
 // lower limit must fall short of it, by kRefusalZ standard errors (binomial) before the limit
 // moves for them. The counts forget at the rate of kLossMemory arrivals: at p = 0.35 (a
 // burst 1.5 times what the resource serves) p's standard error is then 0.011 and the idle
