@@ -152,7 +152,8 @@
 //       quantile: the least limit k for which the arrivals that needed more than k permits
 //       (those in flight at grant, counting themselves; more than the limit for a refused one)
 //       are fewer than a by two standard errors. So the limit rises while it refuses more than
-//       a, falls where the demand needs less, and a saturated resource caps it.
+//       a, falls where the demand needs less, and a saturated resource caps it. (A caller that
+//       polls TryAcquire() counts every failed poll: p near 1 keeps the target near the knee.)
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
