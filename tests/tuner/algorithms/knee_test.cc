@@ -186,20 +186,21 @@ TEST(KneeLimitTest, CoversThePermitsHeldBeforeTheAccessStarts) {
   EXPECT_LT(RunWithSetup(blind, 20ms, /*report_setup=*/false, 400), 0.1);
 }
 
-// Callers that shed: Poisson arrivals at `rate` per second, each holding a permit for a fixed
-// `hold` (a pure delay: the demand's concurrency is Poisson, mean rate * hold); an arrival that
-// finds no free permit is refused and lost. Returns the refused fraction of the arrivals after
-// the first `warmup`.
+// Callers that shed: Poisson arrivals at `rate` per second from `from` to `to`, each holding a
+// permit for a fixed `hold` (a pure delay: the demand's concurrency is Poisson, mean
+// rate * hold); an arrival that finds no free permit is refused and lost. Returns the refused
+// fraction of the arrivals after `measure_from`. Accesses still running at `to` are dropped
+// from the record (the next call starts with none in flight).
 double RunSheddingCallers(KneeLimit& knee, double rate, Duration hold, bool report_refused,
-                          Duration run, Duration warmup) {
+                          Duration from, Duration to, Duration measure_from) {
   std::mt19937_64 rng(7);
   std::exponential_distribution<double> gap_s(rate);
   auto ends_later = [](const Sample& a, const Sample& b) { return a.end() > b.end(); };
   std::priority_queue<Sample, std::vector<Sample>, decltype(ends_later)> running(ends_later);
   uint32_t refused_since_sample = 0;
   double arrivals = 0, refusals = 0;
-  Duration now = 0ms;
-  while (now < run) {
+  Duration now = from;
+  while (now < to) {
     now += std::chrono::duration_cast<Duration>(std::chrono::duration<double>(gap_s(rng)));
     while (!running.empty() && running.top().end() <= TimePoint(now)) {
       Sample sample = running.top();
@@ -207,7 +208,7 @@ double RunSheddingCallers(KneeLimit& knee, double rate, Duration hold, bool repo
       if (report_refused) sample.refused = std::exchange(refused_since_sample, 0);
       knee.Update(sample);
     }
-    const bool counted = now >= warmup;
+    const bool counted = now >= measure_from;
     arrivals += counted;
     if (static_cast<int>(running.size()) >= knee.limit()) {
       ++refused_since_sample;
@@ -224,13 +225,17 @@ TEST(KneeLimitTest, RefusesLittleWhereCallersShed) {
   // refuses 2.5% of the arrivals, 13 4.2%, and the closed loop's knee (x * W0 = 7.3, plus 0.5
   // sqrt of it: 9 or 10) 14-20%.
   KneeLimit knee = KneeLimit::Create({}).value();
-  const double refused = RunSheddingCallers(knee, 850, 10ms, /*report_refused=*/true, 30s, 10s);
-  EXPECT_LE(refused, 0.05);
+  EXPECT_LE(RunSheddingCallers(knee, 850, 10ms, /*report_refused=*/true, 0s, 30s, 10s), 0.05);
   EXPECT_GE(knee.limit(), 13);
   EXPECT_LE(knee.limit(), 17);
+  // Demand falls to 400/s (4 in flight on average): the limit follows it down to where it
+  // still refuses less than 3% (Erlang: 3.0% at 8, 1.5% at 9), not to the closed loop's knee.
+  EXPECT_LE(RunSheddingCallers(knee, 400, 10ms, /*report_refused=*/true, 30s, 60s, 45s), 0.05);
+  EXPECT_GE(knee.limit(), 8);
+  EXPECT_LE(knee.limit(), 11);
   // Without the refusals in its samples, knee sees idle permits and keeps the closed loop's knee.
   KneeLimit blind = KneeLimit::Create({}).value();
-  EXPECT_GT(RunSheddingCallers(blind, 850, 10ms, /*report_refused=*/false, 30s, 10s), 0.10);
+  EXPECT_GT(RunSheddingCallers(blind, 850, 10ms, /*report_refused=*/false, 0s, 30s, 10s), 0.10);
 }
 
 TEST(KneeLimitTest, StaysWithinMinAndMax) {
