@@ -12,7 +12,8 @@ namespace blobtune::tuner {
 using namespace knee_internal;
 
 void KneeLimit::CountArrival(const Sample& sample, double weight) {
-  if (!loss_mode_ && sample.refused == 0) return;
+  // From the first refusal on (before it, nobody sheds), until loss mode ends.
+  if (!loss_mode_ && sample.refused == 0 && demand_.empty()) return;
   // The permits each arrival needed (Poisson arrivals see time averages): an admitted one those
   // in flight with itself, a refused one more than the limit.
   auto count = [this](int concurrency, double n) {
