@@ -91,6 +91,9 @@ class Simulation {
   void OnStageDone(int r);
   void Settle(int r, AccessOutcome outcome);
   void OnDeadline(int r, uint32_t generation);
+  // Runs the events up to `until` (inclusive) while the run lasts, or, draining, all of them.
+  void RunEvents(int64_t until);
+  // Follows the requests granted when measuring stopped to their end; nothing new starts.
   void Drain();
   void JobDone(int client);
   void OnStep(size_t step);
@@ -385,17 +388,36 @@ void Simulation::OnDeadline(int r, uint32_t generation) {
 
 void Simulation::Drain() {
   draining_ = true;
-  for (;;) {
+  RunEvents(std::numeric_limits<int64_t>::max());
+}
+
+void Simulation::RunEvents(int64_t until) {
+  while (!finished_ || draining_) {
     if (events_.empty() || events_.top().t > now_) {
+      // The instant's last event has run: batches form of everything that arrived (plant.h).
       plant_.StartBatches(now_, started_);
       ScheduleStarted();
     }
     if (events_.empty()) return;
     Event e = events_.top();
+    if (e.t > until) return;
     events_.pop();
     now_ = e.t;
     clock_.Set(epoch_ + Duration(now_));
+    if (!draining_) ++result_.events;
     switch (e.kind) {
+      case EventKind::kStep:
+        if (!draining_) OnStep(static_cast<size_t>(e.a));
+        break;
+      case EventKind::kArrival:
+        if (!draining_ && static_cast<uint64_t>(e.b) == ClientOf(e.a).arrival_generation) {
+          StartJob(e.a);
+          ScheduleArrival(e.a);
+        }
+        break;
+      case EventKind::kWorkDone:
+        if (!draining_) CreateRequest(e.a, static_cast<int>(e.b));
+        break;
       case EventKind::kSetupDone:
         OnSetupDone(e.a, static_cast<uint32_t>(e.b));
         break;
@@ -409,17 +431,14 @@ void Simulation::Drain() {
         }
         break;
       case EventKind::kDeadline:
-        // A queued request is never granted now; a granted one turns late, a hang ends.
-        if (Req(e.a).generation == static_cast<uint32_t>(e.b) &&
-            Req(e.a).state != RequestState::kQueued) {
+        // While draining, a queued request is never granted: it just stays queued.
+        if (!draining_ || Req(e.a).state != RequestState::kQueued) {
           OnDeadline(e.a, static_cast<uint32_t>(e.b));
         }
         break;
-      case EventKind::kStep:
-      case EventKind::kArrival:
-      case EventKind::kWorkDone:
       case EventKind::kBucket:
-        break;  // Nothing new starts.
+        if (!draining_) OnBucket(e.b);
+        break;
     }
   }
 }
@@ -531,52 +550,7 @@ StatusOr<SimulationResult> Simulation::Run() {
     }
   }
 
-  while (!finished_) {
-    if (events_.empty() || events_.top().t > now_) {
-      // The instant's last event has run: batches form of everything that arrived (plant.h).
-      plant_.StartBatches(now_, started_);
-      ScheduleStarted();
-    }
-    if (events_.empty()) break;
-    Event e = events_.top();
-    if (e.t > end_ns_) break;
-    events_.pop();
-    now_ = e.t;
-    clock_.Set(epoch_ + Duration(now_));
-    ++result_.events;
-    switch (e.kind) {
-      case EventKind::kStep:
-        OnStep(static_cast<size_t>(e.a));
-        break;
-      case EventKind::kArrival:
-        if (static_cast<uint64_t>(e.b) == ClientOf(e.a).arrival_generation) {
-          StartJob(e.a);
-          ScheduleArrival(e.a);
-        }
-        break;
-      case EventKind::kWorkDone:
-        CreateRequest(e.a, static_cast<int>(e.b));
-        break;
-      case EventKind::kSetupDone:
-        OnSetupDone(e.a, static_cast<uint32_t>(e.b));
-        break;
-      case EventKind::kStageDone:
-        OnStageDone(e.a);
-        break;
-      case EventKind::kFailureEnd:
-        if (Req(e.a).generation == static_cast<uint32_t>(e.b) &&
-            Req(e.a).state == RequestState::kFailing) {
-          Settle(e.a, AccessOutcome::kDropped);
-        }
-        break;
-      case EventKind::kDeadline:
-        OnDeadline(e.a, static_cast<uint32_t>(e.b));
-        break;
-      case EventKind::kBucket:
-        OnBucket(e.b);
-        break;
-    }
-  }
+  RunEvents(end_ns_);
   result_.end_s = finished_ ? NsToSeconds(now_) : options_.phase_bounds.back();
   for (PhaseStats& phase : result_.phases) {
     phase.end_s = std::clamp(result_.end_s, phase.start_s, phase.end_s);
