@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# scripts/tuning-table against real workbench output: two workloads, two algorithms, two seeds.
+# The seeds table must count, for every cell, the runs whose one-run cell says "ok"; mismatched
+# runs and bad files must fail with a message.
+#
+# Usage: tuning_table_test.sh WORKBENCH TUNING_TABLE WORKLOADS_DIR
+set -euo pipefail
+
+workbench=$1 table=$2 workloads=$3
+work=$(mktemp -d /tmp/blobtune-tuning-table-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+files=("$workloads/delivery_model.json" "$workloads/open_overload.json")
+for seed in own 7; do
+  "$workbench" --workload "${files[@]}" --algorithm knee fixed --json \
+    $([ "$seed" = own ] || echo --seed "$seed") > "$work/$seed.json" 2> /dev/null
+  "$table" < "$work/$seed.json" > "$work/$seed.md"
+done
+"$table" --seeds "$work/own.json" "$work/7.json" > "$work/seeds.md"
+
+# One run: a header of two lines, a row per workload, the mean regret and the bar met.
+[ "$(wc -l < "$work/own.md")" -eq 6 ] || fail "one-run table has $(wc -l < "$work/own.md") lines"
+grep -q '^| workload | L\* | knee | fixed |$' "$work/own.md" || fail "one-run header"
+awk -F' [|] ' 'NR >= 3 && NR <= 4 {
+  for (i = 3; i <= 4; i++) if ($i !~ /^[0-9]+\.[0-9][0-9][0-9] (ok|\(.*\))( [|])?$/) exit 1
+}' "$work/own.md" || fail "a one-run cell is not 'regret ok' or 'regret (misses)'"
+
+# Seeds: each cell counts the runs whose one-run cell is "ok".
+for row in 3 4; do
+  for col in 3 4; do
+    expected=0
+    for seed in own 7; do
+      cell=$(awk -F' [|] ' -v r="$row" -v c="$col" 'NR == r { sub(/ [|]$/, "", $c); print $c }' \
+        "$work/$seed.md")
+      case "$cell" in *" ok") expected=$((expected + 1)) ;; esac
+    done
+    got=$(awk -F' [|] ' -v r="$row" -v c="$col" 'NR == r { sub(/ [|]$/, "", $c); print $c }' \
+      "$work/seeds.md")
+    [ "$got" = "$expected / 2" ] || fail "row $row column $col: '$got', expected '$expected / 2'"
+  done
+done
+grep -q "^| \*\*bar met\*\* | | \*\*" "$work/seeds.md" || fail "seeds table has no 'bar met' row"
+
+# Bad input: runs of other algorithms, a missing file, no file.
+"$workbench" --workload "${files[0]}" --algorithm knee --json > "$work/other.json" 2> /dev/null
+if "$table" --seeds "$work/own.json" "$work/other.json" 2> "$work/err"; then
+  fail "mismatched runs accepted"
+fi
+grep -q "other workloads or algorithms" "$work/err" || fail "mismatch message: $(cat "$work/err")"
+if "$table" --seeds "$work/missing.json" 2> "$work/err"; then fail "a missing file accepted"; fi
+grep -q "missing.json" "$work/err" || fail "missing-file message: $(cat "$work/err")"
+if "$table" --seeds 2> /dev/null; then fail "--seeds without files accepted"; fi
+echo "ok: the seeds table counts the one-run cells that meet the bar"
