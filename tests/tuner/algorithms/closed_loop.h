@@ -9,8 +9,9 @@
 // fixed cost per batch and `service` per access, so goodput inflight / (fixed + inflight *
 // service) keeps rising with the limit; a round's completions all end at once. Time advances
 // by one latency per round of `limit` completions. With a jitter j, accesses alternately take
-// (1 - j) and (1 + j) times that (a cv of j). RunShared() puts several limiters in front of
-// the same resource.
+// (1 - j) and (1 + j) times that (a cv of j); with a gap jitter g, the gaps between a round's
+// completions alternate between (1 - g) and (1 + g) times their mean. RunShared() puts several
+// limiters in front of the same resource.
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -48,8 +49,13 @@ class ClosedLoop {
       const Duration latency = LatencyAt(limit);
       for (int i = 0; i < limit; ++i) {
         // Completions spread over the round (or all at its end); each was granted one latency
-        // before it ended.
-        const Duration end = batched_ ? now_ + latency : now_ + latency * (i + 1) / limit;
+        // before it ended. The (i + 1)th is i + 1 gaps in, of which (i + 1) % 2 are short.
+        Duration end = now_ + latency * (i + 1) / limit;
+        if (gap_jitter_ > 0) {
+          end -=
+              std::chrono::duration_cast<Duration>(latency * gap_jitter_ * ((i + 1) % 2) / limit);
+        }
+        if (batched_) end = now_ + latency;
         const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
         const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
         algorithm.Update(Success(end - taken, taken, limit));
@@ -91,6 +97,7 @@ class ClosedLoop {
   void set_w0(Duration w0) { w0_ = w0; }
   void set_service(Duration service) { service_ = service; }
   void set_jitter(double jitter) { jitter_ = jitter; }
+  void set_gap_jitter(double gap_jitter) { gap_jitter_ = gap_jitter; }
   void set_batched(bool batched) { batched_ = batched; }
   Duration now() const { return now_; }
 
@@ -100,6 +107,7 @@ class ClosedLoop {
   Duration fixed_ = Duration::zero();
   bool batched_ = false;
   double jitter_ = 0;
+  double gap_jitter_ = 0;
   Duration now_ = std::chrono::seconds(1);
 };
 

@@ -604,6 +604,39 @@ TEST(KneeLimitTest, SlowStartsAgainWhenDemandReturnsAfterIdling) {
   EXPECT_GE(knee.limit(), 64);
 }
 
+// The limit knee settles at in front of a loop of B = 100 (10 ms at no load, 0.1 ms per access
+// at saturation) whose first window's latencies spread by 1% either way (D0 = 0.1 ms) and
+// whose completions at saturation come at gaps of (1 -+ gap_jitter) times their mean
+// (Dg = gap_jitter): the servers read as k = x * D0 / Dg = 1 / gap_jitter.
+int SettledLimitWithGapJitter(double gap_jitter) {
+  // A fixed allowance (h = 3) shows the spread fraction f alone.
+  KneeLimit knee = KneeLimit::Create({.headroom = 3, .headroom_per_cv = 0}).value();
+  Duration start = 0ms;
+  for (int i = 0; i < 96; ++i) {  // The first window, before the loop's first round at 1 s.
+    const Duration latency = i % 2 == 0 ? 9900us : 10100us;
+    knee.Update(Success(start, latency, 1));
+    start += latency;
+  }
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+  ClosedLoop loop(10ms, 100us);
+  loop.set_gap_jitter(gap_jitter);
+  loop.Run(knee, 400);
+  EXPECT_EQ(knee.estimates().state, "tracking");
+  EXPECT_NEAR(knee.knee().value_or(0), 100, 2);
+  return knee.limit();
+}
+
+TEST(KneeLimitTest, NarrowsTheAllowanceWhenSeveralServersShareTheLoad) {
+  // One server (k = 1.25, c = 1): f = 1, 100 + 3 * sqrt(100) = 130.
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.8), 130, 1);
+  // Two (c = 1.5): f = 1.5^(-2/3) * 98.5 / 99 = 0.76, 100 + 3 * sqrt(76) = 126.
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.5), 126, 1);
+  // Four (c = 3.5): f = 0.42, at least 0.5: 100 + 3 * sqrt(50) = 121.
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.25), 121, 1);
+  // Completions that never vary say nothing: f = 1.
+  EXPECT_NEAR(SettledLimitWithGapJitter(0), 130, 1);
+}
+
 TEST(KneeLimitTest, CloneIsIndependent) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);

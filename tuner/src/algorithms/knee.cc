@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "algorithm_internal.h"
 #include "knee_internal.h"
@@ -129,6 +131,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   const bool served =
       !sample.dropped || (baseline_s_ && latency_s >= kFastDropFraction * *baseline_s_ &&
                           latency_s <= kHangRatio * reference_s);
+  if (served) CountNoLoadLatency(sample, latency_s);
   if (served) {
     window_.served += weight;
     window_.latency_sum_s += weight * latency_s;
@@ -186,11 +189,13 @@ void KneeLimit::CloseWindow(TimePoint now) {
     return;
   }
 
+  UpdateGapDeviation(w, duration_s, latency_s, window_limit);
   const bool had_baseline = baseline_s_.has_value();
   UpdateBaseline(w, window_limit, window_max_inflight, latency_s);
   if (!baseline_s_) return;
   if (!had_baseline) {
     StartFreshPool(w);
+    SetNoLoadDeviation();
   }
   const double baseline = *baseline_s_;
 
@@ -308,7 +313,45 @@ double KneeLimit::Target(double goodput) const {
   // Permits held in setup are busy like the resource's own: they take the queue allowance too
   // (otherwise, while setup dominates, the target would barely exceed the permits in use).
   const double busy = goodput * baseline_s_.value_or(0.0) + setup_holding_;
-  return busy + Headroom() * std::sqrt(busy) + drop_holding_;
+  return busy + Headroom() * std::sqrt(SpreadFraction(busy, goodput) * busy) + drop_holding_;
+}
+
+double KneeLimit::SpreadFraction(double busy, double goodput) const {
+  // Completions as regular as a clock say nothing about the servers (and rounding error in
+  // both deviations would read as any number of them).
+  if (!no_load_deviation_s_ || !gap_deviation_ || *gap_deviation_ < kMinGapDeviation) return 1.0;
+  const double servers = *no_load_deviation_s_ * goodput / *gap_deviation_;
+  const double c = std::max(1.0, servers - kServersShift);
+  if (c <= 1 || busy <= 1) return 1.0;
+  const double f = std::pow(c, -kServersExponent) * std::max(0.0, busy - c) / (busy - 1);
+  return std::max(kMinSpreadFraction, std::min(1.0, f));
+}
+
+void KneeLimit::CountNoLoadLatency(const Sample& sample, double latency_s) {
+  if (baseline_s_ || sample.inflight > 1 || limit_ > 1) return;
+  if (no_load_latencies_s_.size() < kFirstWindowSamples) no_load_latencies_s_.push_back(latency_s);
+}
+
+void KneeLimit::SetNoLoadDeviation() {
+  const std::vector<double> latencies = std::move(no_load_latencies_s_);
+  no_load_latencies_s_ = {};
+  if (latencies.size() < kNoLoadSamples) return;
+  double mean = 0;
+  for (double latency : latencies) mean += latency;
+  mean /= latencies.size();
+  double deviation = 0;
+  for (double latency : latencies) deviation += std::abs(latency - mean);
+  no_load_deviation_s_ = deviation / latencies.size();
+}
+
+void KneeLimit::UpdateGapDeviation(const Window& w, double duration_s,
+                                   std::optional<double> latency_s, int window_limit) {
+  if (w.gaps < kMinGapsPerWindow || !w.limit_reached || !latency_s) return;
+  if (w.served / duration_s * *latency_s < kGapBusyFraction * window_limit) return;
+  const double deviation = w.gap_deviation / w.gaps;
+  gap_deviation_ = gap_deviation_
+                       ? *gap_deviation_ + kGapDeviationSmoothing * (deviation - *gap_deviation_)
+                       : deviation;
 }
 
 double KneeLimit::Headroom() const {

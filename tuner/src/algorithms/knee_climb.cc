@@ -38,6 +38,7 @@ void KneeLimit::CountCompletionGap(const Sample& sample) {
   if (sample.weight <= 1 && last_end_ && goodput_ && *goodput_ > 0) {
     const double gap_s = std::abs(Seconds(end - *last_end_));
     window_.gaps += 1;
+    window_.gap_deviation += std::abs(gap_s * *goodput_ - 1);
     if (gap_s < kShortGapFraction / *goodput_) window_.short_gaps += 1;
     if (gap_s < kCoincidentGapFraction / *goodput_) window_.coincident_gaps += 1;
   }

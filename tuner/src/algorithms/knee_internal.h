@@ -128,6 +128,29 @@ constexpr double kSharedClimbDecay = 0.004;
 constexpr double kSharedCut = 0.5;
 constexpr int kSharedCutWindows = 3;
 
+// The bottleneck's servers (knee.h: k, c, f). D0 rests on at least kNoLoadSamples accesses
+// of the first window (up to kFirstWindowSamples). Dg averages windows of at least
+// kMinGapsPerWindow gaps whose permits were kGapBusyFraction busy (the resource had work
+// waiting, so gaps are its service, not our idleness), with weight kGapDeviationSmoothing;
+// below kMinGapDeviation (1%: exponential service reads about 0.7) it estimates nothing.
+// Why f: in a closed loop of a round trip and k exponential servers (exact mean value
+// analysis), the limit at which goodput reaches 97% of the peak exceeds B by about
+// 1.55 * k^(-1/3) * sqrt(B - k): the accesses in the round trip are about Poisson (variance
+// B - k), and when too many of them are out, one server of k idles, losing 1/k of the capacity
+// rather than all of it. knee's allowance h * sqrt(B) was fitted where k = 1; f scales it by
+// (k^(-1/3) sqrt((B - k) / (B - 1)))^2 of B. kServersShift absorbs the estimate's inflation by
+// a round trip that varies (latency_x10, lmdb_commit_curve: 1.4-1.6 for one server; four
+// exponential servers read 3.8-4.1, two 2.0-2.1, over the suite's seeds); kMinSpreadFraction
+// bounds what a wrong estimate can take (heavy tails and per-byte costs read high: blob_sizes
+// 6 for 2 servers).
+constexpr double kNoLoadSamples = 8;
+constexpr double kGapBusyFraction = 0.8;
+constexpr double kGapDeviationSmoothing = 0.05;
+constexpr double kMinGapDeviation = 0.01;
+constexpr double kServersShift = 0.5;
+constexpr double kServersExponent = 2.0 / 3.0;
+constexpr double kMinSpreadFraction = 0.5;
+
 // Completions come in batches (a writer that commits many writes at once releases them
 // together) when more than kBatchedFraction of the gaps between consecutive completions are
 // shorter than kShortGapFraction of the mean gap (1 / goodput), on average over windows of at

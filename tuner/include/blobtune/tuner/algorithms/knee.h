@@ -39,7 +39,15 @@
 //         held before accesses started, e.g. while a request body arrived (Little's law).
 //   B   = x * W0 + s                                permits in use at the knee
 //   h   = min(max_headroom, headroom + headroom_per_cv * cv)
-//   target = B + h * sqrt(B) + d                    knee plus a queue allowance
+//   k   = servers of the bottleneck, estimated as x * D0 / Dg: D0 the mean absolute deviation
+//         of the first window's latencies (no load), Dg a slow average (weight 0.05) of the
+//         mean absolute deviation of x * gap between consecutive completions, in windows of
+//         >= 8 gaps whose permits were >= 80% busy. At saturation k servers complete one access
+//         every S / k on average (S: their service time), so gaps spread like S / k and the
+//         no-load latency like S; a round trip that varies inflates the estimate, so
+//         c = max(1, k - 0.5) counts (one server behind a variable round trip reads 1.4-1.6).
+//   f   = max(0.5, min(1, c^(-2/3) * (B - c) / (B - 1)))  if c > 1 and B > 1; else 1
+//   target = B + h * sqrt(f * B) + d                knee plus a queue allowance
 //   binds:    some access found the limit full and, by Little's law, X * W plus the permits
 //             held in setup >= limit / 2.
 //   app-limited: while the limit does not bind, it does not grow.
@@ -280,6 +288,7 @@ class KneeLimit final : public LimitAlgorithm {
     double short_gaps = 0;   // Of those, far shorter than the mean gap (see knee_climb.cc).
     // Of those, shorter still: the two finished together.
     double coincident_gaps = 0;
+    double gap_deviation = 0;  // Sum of |x * gap - 1| over the gaps.
   };
 
   explicit KneeLimit(const Options& options);
@@ -322,8 +331,16 @@ class KneeLimit final : public LimitAlgorithm {
   void CountCompletionGap(const Sample& sample);
   void UpdateBatchedFraction(const Window& w);
   bool CompletionsBatched() const;
-  // B + h * sqrt(B) + d with B = goodput * W0 + s (see above).
+  // B + h * sqrt(f * B) + d with B = goodput * W0 + s (see above).
   double Target(double goodput) const;
+  // f: the part of B whose spread the allowance covers (see above; 1 until k is known).
+  double SpreadFraction(double busy, double goodput) const;
+  // The first window's latencies (until the first baseline), for D0.
+  void CountNoLoadLatency(const Sample& sample, double latency_s);
+  void SetNoLoadDeviation();
+  // Dg, from a window whose permits were busy.
+  void UpdateGapDeviation(const Window& w, double duration_s, std::optional<double> latency_s,
+                          int window_limit);
   double Headroom() const;
   // Refusals (knee_loss.cc). The permits an arrival needed, while refusals matter.
   void CountArrival(const Sample& sample, double weight);
@@ -356,6 +373,9 @@ class KneeLimit final : public LimitAlgorithm {
   std::optional<double> last_latency_s_;
   std::optional<TimePoint> last_end_;       // The latest end of a sample so far.
   std::optional<double> batched_fraction_;  // Average fraction of short gaps per window.
+  std::vector<double> no_load_latencies_s_;    // The first window's, until D0 is set.
+  std::optional<double> no_load_deviation_s_;  // D0.
+  std::optional<double> gap_deviation_;        // Dg.
   // Slow average fraction of coincident gaps per window.
   std::optional<double> coincident_fraction_;
   int stale_windows_ = 0;                    // Consecutive windows with an impossible latency.
