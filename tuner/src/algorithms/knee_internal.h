@@ -137,10 +137,11 @@ constexpr int kSharedCutWindows = 3;
 // analysis), the limit at which goodput reaches 97% of the peak exceeds B by about
 // 1.55 * k^(-1/3) * sqrt(B - k): the accesses in the round trip are about Poisson (variance
 // B - k), and when too many of them are out, one server of k idles, losing 1/k of the capacity
-// rather than all of it. knee's allowance h * sqrt(B) was fitted where k = 1; f scales it by
-// (k^(-1/3) sqrt((B - k) / (B - 1)))^2 of B. kServersShift absorbs the estimate's inflation by
+// rather than all of it. knee's allowance h * sqrt(B) was fitted where k = 1; f is the square of
+// the ratio of the two excesses, k^(-1/3) sqrt((B - k) / (B - 1)), with c for k, so that the
+// allowance is h * sqrt(f * B). kServersShift absorbs the estimate's inflation by
 // a round trip that varies (latency_x10, lmdb_commit_curve: 1.4-1.6 for one server; four
-// exponential servers read 3.8-4.1, two 2.0-2.1, over the suite's seeds); kMinSpreadFraction
+// exponential servers read 3.8-3.9, two 2.0, on the workloads' seeds); kMinSpreadFraction
 // bounds what a wrong estimate can take (heavy tails and per-byte costs read high: blob_sizes
 // 6 for 2 servers).
 constexpr double kNoLoadSamples = 8;
