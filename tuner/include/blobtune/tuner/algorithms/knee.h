@@ -134,8 +134,8 @@
 //             duration / W round trips,
 //               dc/dRTT = 1 - 0.004 * (W / W0) * c           c settles at W0 / (0.004 * W)
 //             and W > 9 * W0 halves c (at most once in 3 windows). The limiters see the same W,
-//             so they settle at the same c and, since B + h * sqrt(B) is then equal too, at the
-//             same limit. The climb stays shared until it is forgotten (above).
+//             so they settle at the same c and, since B + h * sqrt(f * B) is then about equal
+//             too, at about the same limit. The climb stays shared until it is forgotten (above).
 // Both apply while completions come in batches, whatever Options::climb says. There, the
 // impossible-latency probe does not run either (it would take the others' queue for our
 // baseline): that latency turns the climb shared instead.
