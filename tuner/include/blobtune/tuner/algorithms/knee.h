@@ -46,7 +46,8 @@
 //         every S / k on average (S: their service time), so gaps spread like S / k and the
 //         no-load latency like S; a round trip that varies inflates the estimate, so
 //         c = max(1, k - 0.5) counts (one server behind a variable round trip reads 1.4-1.6).
-//   f   = max(0.5, min(1, c^(-2/3) * (B - c) / (B - 1)))  if c > 1 and B > 1; else 1
+//   f   = max(0.5, min(1, c^(-2/3) * (B - c) / (B - 1)))  if c > 1 and B > 1; else 1 (also
+//         until D0 and Dg are measured, and while Dg < 0.01: gaps that never vary)
 //   target = B + h * sqrt(f * B) + d                knee plus a queue allowance
 //   binds:    some access found the limit full and, by Little's law, X * W plus the permits
 //             held in setup >= limit / 2.
