@@ -131,8 +131,8 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   const bool served =
       !sample.dropped || (baseline_s_ && latency_s >= kFastDropFraction * *baseline_s_ &&
                           latency_s <= kHangRatio * reference_s);
-  if (served) CountNoLoadLatency(sample, latency_s);
   if (served) {
+    CountNoLoadLatency(sample, latency_s);
     window_.served += weight;
     window_.latency_sum_s += weight * latency_s;
     window_.latency_sq_sum_s2 += weight * latency_s * latency_s;
@@ -321,7 +321,7 @@ double KneeLimit::SpreadFraction(double busy, double goodput) const {
   // both deviations would read as any number of them).
   if (!no_load_deviation_s_ || !gap_deviation_ || *gap_deviation_ < kMinGapDeviation) return 1.0;
   const double servers = *no_load_deviation_s_ * goodput / *gap_deviation_;
-  const double c = std::max(1.0, servers - kServersShift);
+  const double c = servers - kServersShift;  // c <= 1 counts as one server: f = 1.
   if (c <= 1 || busy <= 1) return 1.0;
   const double f = std::pow(c, -kServersExponent) * std::max(0.0, busy - c) / (busy - 1);
   return std::max(kMinSpreadFraction, std::min(1.0, f));
@@ -333,8 +333,7 @@ void KneeLimit::CountNoLoadLatency(const Sample& sample, double latency_s) {
 }
 
 void KneeLimit::SetNoLoadDeviation() {
-  const std::vector<double> latencies = std::move(no_load_latencies_s_);
-  no_load_latencies_s_ = {};
+  const std::vector<double> latencies = std::exchange(no_load_latencies_s_, {});
   if (latencies.size() < kNoLoadSamples) return;
   double mean = 0;
   for (double latency : latencies) mean += latency;
