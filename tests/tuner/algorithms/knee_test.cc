@@ -32,6 +32,7 @@ TEST(KneeLimitConfigTest, DefaultsAreValid) {
   EXPECT_EQ(defaults.max_limit, 1000);
   EXPECT_EQ(defaults.headroom, 0.5);
   EXPECT_EQ(defaults.headroom_per_cv, 3);
+  EXPECT_EQ(defaults.headroom_per_gap_deviation, 1.9);
   EXPECT_EQ(defaults.max_headroom, 3);
   EXPECT_TRUE(defaults.Validate().ok());
   const KneeLimit knee = KneeLimit::Create(defaults).value();
@@ -54,6 +55,7 @@ TEST(KneeLimitConfigTest, RejectsBadFields) {
   ExpectInvalid({.headroom = -1}, "headroom");
   ExpectInvalid({.headroom = std::numeric_limits<double>::quiet_NaN()}, "headroom");
   ExpectInvalid({.headroom_per_cv = -1}, "headroom_per_cv");
+  ExpectInvalid({.headroom_per_gap_deviation = 101}, "headroom_per_gap_deviation");
   ExpectInvalid({.headroom = 2, .max_headroom = 1}, "max_headroom");
   ExpectInvalid({.smoothing = 0}, "smoothing");
   ExpectInvalid({.window_rtts = 0}, "window_rtts");
@@ -605,15 +607,18 @@ TEST(KneeLimitTest, SlowStartsAgainWhenDemandReturnsAfterIdling) {
 }
 
 // The limit knee settles at in front of a loop of B = 100 (10 ms at no load, 0.1 ms per access
-// at saturation) whose first window's latencies spread by 1% either way (D0 = 0.1 ms) and
-// whose completions at saturation come at gaps of (1 -+ gap_jitter) times their mean
-// (Dg = gap_jitter): the servers read as k = x * D0 / Dg = 1 / gap_jitter.
-int SettledLimitWithGapJitter(double gap_jitter) {
-  // A fixed allowance (h = 3) shows the spread fraction f alone.
-  KneeLimit knee = KneeLimit::Create({.headroom = 3, .headroom_per_cv = 0}).value();
+// at saturation) whose first window's latencies spread by no_load_spread either way (D0; 1% by
+// default) and whose completions at saturation come at gaps of (1 -+ gap_jitter) times their
+// mean (Dg = gap_jitter): the servers read as k = x * D0 / Dg = 1 / gap_jitter by default. By
+// default a fixed allowance (h = 3, more than 1.9 * Dg) shows the spread fraction f alone.
+int SettledLimitWithGapJitter(double gap_jitter,
+                              const KneeLimit::Options& options = {.headroom = 3,
+                                                                   .headroom_per_cv = 0},
+                              Duration no_load_spread = 100us) {
+  KneeLimit knee = KneeLimit::Create(options).value();
   Duration start = 0ms;
   for (int i = 0; i < 96; ++i) {  // The first window, before the loop's first round at 1 s.
-    const Duration latency = i % 2 == 0 ? 9900us : 10100us;
+    const Duration latency = i % 2 == 0 ? 10ms - no_load_spread : 10ms + no_load_spread;
     knee.Update(Success(start, latency, 1));
     start += latency;
   }
@@ -635,6 +640,25 @@ TEST(KneeLimitTest, NarrowsTheAllowanceWhenSeveralServersShareTheLoad) {
   EXPECT_NEAR(SettledLimitWithGapJitter(0.25), 121, 1);
   // Completions that never vary say nothing: f = 1.
   EXPECT_NEAR(SettledLimitWithGapJitter(0), 130, 1);
+}
+
+TEST(KneeLimitTest, AllowsForTheSpreadOfCompletionsThatLatencyHides) {
+  // Latency hardly varies (cv 0: h from it is 0.5), completions at saturation do (Dg = 0.8,
+  // one server: f = 1): h = 1.9 * 0.8 = 1.52, 100 + 1.52 * sqrt(100) = 115.
+  const KneeLimit::Options options{.headroom = 0.5, .headroom_per_cv = 0};
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.8, options), 115, 1);
+  // Without the gap term, or with completions that never vary: 100 + 0.5 * sqrt(100) = 105.
+  KneeLimit::Options without_gaps = options;
+  without_gaps.headroom_per_gap_deviation = 0;
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.8, without_gaps), 105, 1);
+  EXPECT_NEAR(SettledLimitWithGapJitter(0, options), 105, 1);
+  // Gaps that vary more than latency did at no load vary with the arrivals, not the service:
+  // D0 = 0.04 ms, x * D0 = 0.4 counts, h = 1.9 * 0.4 = 0.76, 100 + 7.6 = 108.
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.8, options, 40us), 108, 1);
+  // Capped by max_headroom like the rest of h: 100 + 1 * sqrt(100) = 110.
+  KneeLimit::Options capped = options;
+  capped.max_headroom = 1;
+  EXPECT_NEAR(SettledLimitWithGapJitter(0.8, capped), 110, 1);
 }
 
 TEST(KneeLimitTest, CloneIsIndependent) {

@@ -157,13 +157,15 @@ constexpr std::array<Param<EnvoyGradientLimit::Options>, 11> kEnvoyGradientParam
     {"seed", [](auto& o, auto n, double v) { return SetSeed(o.seed, n, v); }},
 }};
 
-constexpr std::array<Param<KneeLimit::Options>, 14> kKneeParams{{
+constexpr std::array<Param<KneeLimit::Options>, 15> kKneeParams{{
     {"initial_limit", [](auto& o, auto n, double v) { return SetInt(o.initial_limit, n, v); }},
     {"min_limit", [](auto& o, auto n, double v) { return SetInt(o.min_limit, n, v); }},
     {"max_limit", [](auto& o, auto n, double v) { return SetInt(o.max_limit, n, v); }},
     {"headroom", [](auto& o, auto n, double v) { return SetDouble(o.headroom, n, v); }},
     {"headroom_per_cv",
      [](auto& o, auto n, double v) { return SetDouble(o.headroom_per_cv, n, v); }},
+    {"headroom_per_gap_deviation",
+     [](auto& o, auto n, double v) { return SetDouble(o.headroom_per_gap_deviation, n, v); }},
     {"max_headroom", [](auto& o, auto n, double v) { return SetDouble(o.max_headroom, n, v); }},
     {"smoothing", [](auto& o, auto n, double v) { return SetDouble(o.smoothing, n, v); }},
     {"window_rtts", [](auto& o, auto n, double v) { return SetDouble(o.window_rtts, n, v); }},

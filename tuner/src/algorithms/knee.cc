@@ -47,6 +47,11 @@ Status KneeLimit::Options::Validate() const {
       !s.ok()) {
     return s;
   }
+  if (Status s = internal::RequireInRange(kName, "headroom_per_gap_deviation",
+                                          headroom_per_gap_deviation, 0, 100);
+      !s.ok()) {
+    return s;
+  }
   if (Status s = internal::RequireInRange(kName, "max_headroom", max_headroom, headroom, 100);
       !s.ok()) {
     return s;
@@ -194,7 +199,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   UpdateBaseline(w, window_limit, window_max_inflight, latency_s);
   if (!baseline_s_) return;
   if (!had_baseline) {
-    StartFreshPool(w);
+    StartFreshPool(w, /*from_shallow_probe=*/false);
     SetNoLoadDeviation();
   }
   const double baseline = *baseline_s_;
@@ -205,11 +210,13 @@ void KneeLimit::CloseWindow(TimePoint now) {
   }
 
   // A fresh baseline rests on few accesses: the no-queue test allows for its standard error
-  // (cv * W0 / sqrt(n)), so that a baseline a few percent low by chance does not end slow
-  // start at once and leave the limit below the knee.
+  // (cv * W0 / sqrt(n); twice that after a shallow probe, see kShallowProbeBaselineErrors), so
+  // that a baseline a few percent low by chance does not end slow start at once and leave the
+  // limit below the knee.
+  const double baseline_errors = fresh_from_shallow_probe_ ? kShallowProbeBaselineErrors : 1.0;
   const double baseline_error =
       fresh_served_ > 0 && fresh_served_ < kBaselineBlock
-          ? baseline * std::sqrt(latency_cv2_.value_or(0.0) / fresh_served_)
+          ? baseline_errors * baseline * std::sqrt(latency_cv2_.value_or(0.0) / fresh_served_)
           : 0.0;
   // A queue is judged against the whole time a permit is held: with setup S, the tolerance
   // is (1 + t) * (W0 + S) - S.
@@ -355,7 +362,16 @@ void KneeLimit::UpdateGapDeviation(const Window& w, double duration_s,
 
 double KneeLimit::Headroom() const {
   const double cv = std::sqrt(latency_cv2_.value_or(0.0));
-  return std::min(options_.max_headroom, options_.headroom + options_.headroom_per_cv * cv);
+  double headroom = options_.headroom + options_.headroom_per_cv * cv;
+  // The bottleneck's own spread, which latency hides where a round trip makes up most of it.
+  // It shows in latency at no load too: gaps that vary more than x * D0 (k * Dg) vary with
+  // the arrivals, not the service. Batched completions say nothing about it.
+  if (gap_deviation_ && *gap_deviation_ >= kMinGapDeviation && no_load_deviation_s_ && goodput_ &&
+      !CompletionsBatched()) {
+    const double spread = std::min(*gap_deviation_, *no_load_deviation_s_ * *goodput_);
+    headroom = std::max(headroom, options_.headroom_per_gap_deviation * spread);
+  }
+  return std::min(options_.max_headroom, headroom);
 }
 
 std::optional<double> KneeLimit::knee() const noexcept {

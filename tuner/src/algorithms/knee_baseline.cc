@@ -104,7 +104,8 @@ void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, boo
   probe_reference_s_ = reference_latency_s;
 }
 
-void KneeLimit::StartFreshPool(const Window& w) {
+void KneeLimit::StartFreshPool(const Window& w, bool from_shallow_probe) {
+  fresh_from_shallow_probe_ = from_shallow_probe;
   fresh_served_ = w.served;
   fresh_latency_sum_s_ = w.latency_sum_s;
 }
@@ -165,7 +166,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
   if (!shallow_probe_) {
     // Only accesses granted under the pinned limit got here: their latency is the baseline.
     SetBaseline(*latency_s);
-    StartFreshPool(w);
+    StartFreshPool(w, /*from_shallow_probe=*/false);
     limit_ = limit_before_probe_;
     state_ = State::kGrowing;  // The knee may have moved far: slow start again.
     pending_direction_ = 0;
@@ -183,7 +184,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
       // latency stops falling, so that one re-check finds the new baseline however far it
       // fell (each step is one probe window at a quarter, an eighth... of the limit).
       SetBaseline(*latency_s);
-      StartFreshPool(w);
+      StartFreshPool(w, /*from_shallow_probe=*/true);
       recheck_lowered_ = true;
       if (probe_limit > options_.min_limit) {
         limit_ = probe_limit;
@@ -211,7 +212,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
     // Half the concurrency, (nearly) the same latency: none of it was our queue. The
     // resource got slower; its knee may have moved far up: slow start again.
     SetBaseline(*latency_s);
-    StartFreshPool(w);
+    StartFreshPool(w, /*from_shallow_probe=*/true);
     typical_latency_s_ = *latency_s;
     recheck_interval_ = kRecheckWindows;
     state_ = State::kGrowing;

@@ -33,6 +33,15 @@ constexpr double kLatencySmoothing = 0.1;
 // by less than this fraction, none of it was our queue: the probe's latency is the new baseline.
 constexpr int kShallowProbeSamples = 8;
 constexpr double kNoQueueLatencyRatio = 0.8;
+// A baseline that a shallow probe set rests on its first kShallowProbeSamples completions, the
+// short ones first, of accesses whose latency varies: it reads low more often than its standard
+// error says. Slow start after it allows this many standard errors (one elsewhere): with one,
+// latency_x10's probe read 16.5 ms for a round trip of 20.5 (default seed, in a variant of
+// the gap allowance), the next window at the same limit "showed a queue", and the limit crawled
+// from 7 towards its knee of 50 for the rest of the phase. Two for every fresh baseline made
+// delivery_model's p99 miss on 3 more of seeds 10-49 (its first baseline rests on about 8
+// accesses at limit 1, none of them short first).
+constexpr double kShallowProbeBaselineErrors = 2;
 // A baseline that a probe raised above this multiple of the lowest one ever measured may go
 // stale the other way (the resource got fast again, and our queue now hides it). A shallow
 // probe re-checks it at once when a block lowers it by more than kBlockDropForRecheck (latency

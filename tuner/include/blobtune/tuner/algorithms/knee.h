@@ -38,7 +38,13 @@
 //   s   = average of the sum of the accesses' setup (Sample::setup) / duration: the permits
 //         held before accesses started, e.g. while a request body arrived (Little's law).
 //   B   = x * W0 + s                                permits in use at the knee
-//   h   = min(max_headroom, headroom + headroom_per_cv * cv)
+//   h   = min(max_headroom, max(headroom + headroom_per_cv * cv,
+//                               headroom_per_gap_deviation * Dg))    (Dg: see k below)
+//         The second term is the bottleneck's own spread: where a round trip makes up most of
+//         the latency, cv is mostly the round trip's, which takes no allowance (how a delay
+//         varies does not change the throughput curve of a closed loop); one exponential
+//         server behind a 20 ms round trip of cv 0.3 reads cv 0.27 and Dg 0.73. It counts
+//         while Dg >= 0.01 and completions do not come in batches.
 //   k   = servers of the bottleneck, estimated as x * D0 / Dg: D0 the mean absolute deviation
 //         of the first window's latencies (no load), Dg a slow average (weight 0.05) of the
 //         mean absolute deviation of x * gap between consecutive completions, in windows of
@@ -54,7 +60,8 @@
 //   app-limited: while the limit does not bind, it does not grow.
 //   slow start: until the first window that shows a queue (W > (1 + growth_tolerance) * W0
 //             + growth_tolerance * the window's mean setup, plus, while W0 is fresh, its
-//             standard error cv * W0 / sqrt(accesses behind it)),
+//             standard error cv * W0 / sqrt(accesses behind it), twice that after a shallow
+//             probe, whose few accesses are the first to complete, short ones first),
 //             and again after a probe or an app-limited spell, a window in which the limit
 //             binds sets target = max(target, limit * growth_factor).
 //   bounded:  limit' = max(round(target), ceil(limit * max_decrease)), within
@@ -198,12 +205,15 @@ class KneeLimit final : public LimitAlgorithm {
     int min_limit = 1;
     // Ceiling of the limit. Default: 1000. REQUIRES: <= 1000000.
     int max_limit = 1000;
-    // Queue allowed above the knee, in units of sqrt(B) accesses, for a resource whose latency
-    // does not vary: headroom + headroom_per_cv * cv, at most max_headroom, where cv is the
-    // coefficient of variation of latency within windows. Defaults: 0.5, 3, 3.
-    // REQUIRES: 0 <= headroom <= max_headroom <= 100, 0 <= headroom_per_cv <= 100.
+    // Queue allowed above the knee, in units of sqrt(B) accesses: headroom + headroom_per_cv *
+    // cv, where cv is the coefficient of variation of latency within windows, or
+    // headroom_per_gap_deviation * Dg if more (Dg: how much the gaps between completions vary,
+    // see above), at most max_headroom. Defaults: 0.5, 3, 1.9, 3.
+    // REQUIRES: 0 <= headroom <= max_headroom <= 100, 0 <= headroom_per_cv <= 100,
+    // 0 <= headroom_per_gap_deviation <= 100.
     double headroom = 0.5;
     double headroom_per_cv = 3;
+    double headroom_per_gap_deviation = 1.9;
     double max_headroom = 3;
     // Weight of a new window in the goodput average. Default: 0.15. REQUIRES: 0 < x <= 1.
     double smoothing = 0.15;
@@ -305,7 +315,8 @@ class KneeLimit final : public LimitAlgorithm {
                         std::optional<double> latency_s);
   void StartProbe(TimePoint now);
   void StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck);
-  void StartFreshPool(const Window& w);
+  // from_shallow_probe: the fresh baseline came from a shallow probe's few accesses.
+  void StartFreshPool(const Window& w, bool from_shallow_probe);
   void SetBaseline(double latency_s);
   void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
                       std::optional<double> latency_s);
@@ -365,6 +376,7 @@ class KneeLimit final : public LimitAlgorithm {
   double solo_latency_sum_s_ = 0;
   double fresh_served_ = 0;  // Pool behind a fresh baseline (see above).
   double fresh_latency_sum_s_ = 0;
+  bool fresh_from_shallow_probe_ = false;
   std::optional<double> goodput_;  // x, per second.
   double smoothed_served_ = 0;     // x = smoothed_served_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
