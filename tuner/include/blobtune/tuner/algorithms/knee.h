@@ -8,7 +8,8 @@
 // Little's law, the accesses a resource can hold without queueing are its goodput times its
 // no-load latency, whatever that latency is. How much queue it takes to keep the resource busy
 // depends on how variable its service is, so the allowance above the knee grows with the
-// latency's coefficient of variation. See docs/TUNING.md for how it scores.
+// latency's coefficient of variation, or with the spread of the gaps between completions
+// where a round trip makes up most of the latency. See docs/TUNING.md for how it scores.
 //
 //   StatusOr<KneeLimit> knee = KneeLimit::Create({.max_limit = 256});
 //   if (!knee.ok()) return knee.status();
