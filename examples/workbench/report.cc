@@ -21,6 +21,13 @@ json OptionalNumber(const std::optional<double>& value) {
   return value ? json(Round(*value)) : json(nullptr);
 }
 
+json StepRecoveries(const Score& score) {
+  json steps = json::array();
+  for (const std::optional<double>& rtts : score.step_recovery_rtts)
+    steps.push_back(OptionalNumber(rtts));
+  return steps;
+}
+
 std::string Format(const char* format, double value) {
   char text[64];
   std::snprintf(text, sizeof text, format, value);
@@ -54,10 +61,10 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
                          {"recovery_rtts", OptionalNumber(s.recovery_rtts)},
                          {"limit_cv", Round(s.limit_cv)},
                          {"fairness", OptionalNumber(s.fairness)},
-                         {"regret", Round(s.regret)}});
+                         {"regret", Round(s.regret)},
+                         {"step_recovery_rtts", StepRecoveries(s)}});
     }
-    workloads.push_back(
-        {{"name", entry.workload.name}, {"phases", phases}, {"results", results}});
+    workloads.push_back({{"name", entry.workload.name}, {"phases", phases}, {"results", results}});
   }
   json root = {{"default_algorithm", default_algorithm}, {"workloads", workloads}};
   return root.dump(2) + "\n";

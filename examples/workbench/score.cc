@@ -38,26 +38,18 @@ std::optional<double> TimeToSettle(const LimitSteps& steps, double from, double 
   return settled_at - from;
 }
 
-std::optional<double> RecoveryRtts(const std::vector<PhaseOracle>& oracle,
-                                   const SimulationResult& run) {
-  // Steps into a phase where nothing can succeed (X* = 0) have no L* worth reaching.
-  size_t worst = 0;
-  double worst_change = -1.0;
-  for (size_t p = 1; p < oracle.size(); ++p) {
-    if (oracle[p].throughput <= 0.0 || oracle[p].p50_ms <= 0.0) continue;
-    double change = std::abs(std::log(static_cast<double>(oracle[p].limit) / oracle[p - 1].limit));
-    if (change > worst_change) {
-      worst_change = change;
-      worst = p;
-    }
-  }
-  if (worst == 0) return 0.0;
-  const PhaseStats& phase = run.phases[worst];
+// Steps into a phase where nothing can succeed (X* = 0) have no L* worth reaching.
+bool StepCounts(const PhaseOracle& into) { return into.throughput > 0.0 && into.p50_ms > 0.0; }
+
+// Recovery after the step into phase p (p >= 1), in the new phase's median latencies.
+std::optional<double> RecoveryAfterStep(const std::vector<PhaseOracle>& oracle,
+                                        const SimulationResult& run, size_t p) {
+  const PhaseStats& phase = run.phases[p];
   if (phase.end_s <= phase.start_s) return std::nullopt;  // The work ended before the step.
-  double target = oracle[worst].limit;
+  double target = oracle[p].limit;
   double lo = std::min(target * (1 - kRecoveryBand), target - 1);
   double hi = std::max(target * (1 + kRecoveryBand), target + 1);
-  double rtt_s = oracle[worst].p50_ms / 1000.0;
+  double rtt_s = oracle[p].p50_ms / 1000.0;
   double slowest = 0.0;
   for (const LimitSteps& steps : run.limit_changes) {
     std::optional<double> t = TimeToSettle(steps, phase.start_s, phase.end_s, lo, hi);
@@ -65,6 +57,21 @@ std::optional<double> RecoveryRtts(const std::vector<PhaseOracle>& oracle,
     slowest = std::max(slowest, *t);
   }
   return slowest / rtt_s;
+}
+
+// The step with the largest change of L* (the first of equals), or 0 if no step counts.
+size_t WorstStep(const std::vector<PhaseOracle>& oracle) {
+  size_t worst = 0;
+  double worst_change = -1.0;
+  for (size_t p = 1; p < oracle.size(); ++p) {
+    if (!StepCounts(oracle[p])) continue;
+    double change = std::abs(std::log(static_cast<double>(oracle[p].limit) / oracle[p - 1].limit));
+    if (change > worst_change) {
+      worst_change = change;
+      worst = p;
+    }
+  }
+  return worst;
 }
 
 }  // namespace
@@ -125,7 +132,13 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
     score.mean_limit = limit_sum / all_time / static_cast<double>(std::max<size_t>(1, clients));
   }
   if (cv_weight > 0.0) score.limit_cv = cv_sum / cv_weight;
-  score.recovery_rtts = RecoveryRtts(oracle, run);
+  for (size_t p = 1; p < oracle.size(); ++p) {
+    if (StepCounts(oracle[p]))
+      score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
+  }
+  const size_t worst = WorstStep(oracle);
+  score.recovery_rtts =
+      worst == 0 ? std::optional<double>(0.0) : RecoveryAfterStep(oracle, run, worst);
   if (clients > 1) {
     double sum = 0.0, sum_sq = 0.0;
     int n = 0;

@@ -12,8 +12,11 @@
 //   recovery_rtts    = after the step with the largest change of L* (|log L*_new / L*_old|), the
 //                      time until the limit stays within +-15% of the new L* (at least +-1) to the
 //                      end of that phase, divided by the new phase's median latency at L*;
-//                      0 without steps (steps into a phase with X* = 0 do not count), null if the limit is outside the band when the phase ends;
-//                      with several clients, the slowest client's.
+//                      0 without steps (steps into a phase with X* = 0 do not count), null if
+//                      the limit is outside the band when the phase ends; with several
+//                      clients, the slowest client's.
+//   step_recovery_rtts = the same after each step that counts, in order (issue 4's bar asks
+//                      for every step; recovery_rtts is one of these).
 //   limit_cv         = standard deviation / mean of the limit, time-weighted over the second half
 //                      of every phase (the steady part), averaged over phases and clients.
 //   fairness         = Jain's index of the clients' throughputs, each divided by its throughput at
@@ -36,6 +39,7 @@ struct Score {
   double throughput_ratio = 0.0;
   double p99_ratio = 0.0;
   std::optional<double> recovery_rtts;
+  std::vector<std::optional<double>> step_recovery_rtts;
   double limit_cv = 0.0;
   std::optional<double> fairness;
   double regret = 0.0;

@@ -93,6 +93,9 @@ TEST(BenchTest, SameSeedGivesIdenticalJson) {
   std::string json_a = ReportJson(*a, "gradient2");
   EXPECT_EQ(json_a, ReportJson(*b, "gradient2"));
   EXPECT_NE(json_a.find("\"fairness\": 0."), std::string::npos);  // multi_client has three.
+  // One recovery per step: none for multi_client, two for capacity_halves.
+  EXPECT_NE(json_a.find("\"step_recovery_rtts\": []"), std::string::npos);
+  EXPECT_NE(json_a.find("\"step_recovery_rtts\": [\n"), std::string::npos);
 
   options.seed = 12345;
   StatusOr<BenchReport> c = RunBench(options);

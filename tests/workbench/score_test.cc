@@ -88,9 +88,21 @@ TEST_F(ScoreTest, RecoveryIsTimeToStayInTheBandInMedianLatencies) {
   Score s = ScoreRun(w, oracle, run);
   ASSERT_TRUE(s.recovery_rtts.has_value());
   EXPECT_NEAR(*s.recovery_rtts, 2.0 / 0.010, 1e-6);  // 2 s in units of p50* = 10 ms.
+  // Every step: the worst one, then the step back to 4 (at once: 0).
+  ASSERT_EQ(s.step_recovery_rtts.size(), 2u);
+  EXPECT_EQ(s.step_recovery_rtts[0], s.recovery_rtts);
+  EXPECT_EQ(s.step_recovery_rtts[1], 0.0);
 
   run.limit_changes = {{{0.0, 4}, {10.5, 18}, {19.0, 40}, {20.0, 4}}};  // Out at the end.
   EXPECT_FALSE(ScoreRun(w, oracle, run).recovery_rtts.has_value());
+  // Back to 4 only 1 s into the last phase (band [3, 5]): 100 median latencies.
+  run.limit_changes = {{{0.0, 4}, {10.0, 20}, {20.0, 9}, {21.0, 4}}};
+  s = ScoreRun(w, oracle, run);
+  EXPECT_EQ(s.recovery_rtts, 0.0);
+  ASSERT_EQ(s.step_recovery_rtts.size(), 2u);
+  EXPECT_EQ(s.step_recovery_rtts[0], 0.0);
+  ASSERT_TRUE(s.step_recovery_rtts[1].has_value());
+  EXPECT_NEAR(*s.step_recovery_rtts[1], 1.0 / 0.010, 1e-6);
 }
 
 TEST_F(ScoreTest, LimitCvUsesTheSecondHalfOfEachPhase) {
