@@ -23,8 +23,9 @@ json OptionalNumber(const std::optional<double>& value) {
 
 json StepRecoveries(const Score& score) {
   json steps = json::array();
-  for (const std::optional<double>& rtts : score.step_recovery_rtts)
+  for (const std::optional<double>& rtts : score.step_recovery_rtts) {
     steps.push_back(OptionalNumber(rtts));
+  }
   return steps;
 }
 

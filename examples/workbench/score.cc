@@ -133,8 +133,9 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
   }
   if (cv_weight > 0.0) score.limit_cv = cv_sum / cv_weight;
   for (size_t p = 1; p < oracle.size(); ++p) {
-    if (StepCounts(oracle[p]))
+    if (StepCounts(oracle[p])) {
       score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
+    }
   }
   const size_t worst = WorstStep(oracle);
   score.recovery_rtts =

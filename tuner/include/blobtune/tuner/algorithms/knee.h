@@ -40,12 +40,14 @@
 //         held before accesses started, e.g. while a request body arrived (Little's law).
 //   B   = x * W0 + s                                permits in use at the knee
 //   h   = min(max_headroom, max(headroom + headroom_per_cv * cv,
-//                               headroom_per_gap_deviation * Dg))    (Dg: see k below)
-//         The second term is the bottleneck's own spread: where a round trip makes up most of
-//         the latency, cv is mostly the round trip's, which takes no allowance (how a delay
-//         varies does not change the throughput curve of a closed loop); one exponential
-//         server behind a 20 ms round trip of cv 0.3 reads cv 0.27 and Dg 0.73. It counts
-//         while Dg >= 0.01 and completions do not come in batches.
+//                               headroom_per_gap_deviation * min(Dg, x * D0)))
+//         (D0, Dg: see k below). The second term is the bottleneck's own spread: where a
+//         round trip makes up most of the latency, cv is mostly the round trip's, which takes
+//         no allowance (how a delay varies does not change the throughput curve of a closed
+//         loop); one exponential server behind a 20 ms round trip of cv 0.3 reads cv 0.27 and
+//         Dg 0.73. Gaps that vary more than latency did at no load (x * D0 = k * Dg) vary with
+//         the arrivals, not the service. It counts once D0 is measured, while Dg >= 0.01 and
+//         completions do not come in batches.
 //   k   = servers of the bottleneck, estimated as x * D0 / Dg: D0 the mean absolute deviation
 //         of the first window's latencies (no load), Dg a slow average (weight 0.05) of the
 //         mean absolute deviation of x * gap between consecutive completions, in windows of
@@ -208,8 +210,8 @@ class KneeLimit final : public LimitAlgorithm {
     int max_limit = 1000;
     // Queue allowed above the knee, in units of sqrt(B) accesses: headroom + headroom_per_cv *
     // cv, where cv is the coefficient of variation of latency within windows, or
-    // headroom_per_gap_deviation * Dg if more (Dg: how much the gaps between completions vary,
-    // see above), at most max_headroom. Defaults: 0.5, 3, 1.9, 3.
+    // headroom_per_gap_deviation * min(Dg, x * D0) if more (how much the gaps between
+    // completions vary, see above), at most max_headroom. Defaults: 0.5, 3, 1.9, 3.
     // REQUIRES: 0 <= headroom <= max_headroom <= 100, 0 <= headroom_per_cv <= 100,
     // 0 <= headroom_per_gap_deviation <= 100.
     double headroom = 0.5;
