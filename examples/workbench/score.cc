@@ -132,14 +132,13 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
     score.mean_limit = limit_sum / all_time / static_cast<double>(std::max<size_t>(1, clients));
   }
   if (cv_weight > 0.0) score.limit_cv = cv_sum / cv_weight;
-  for (size_t p = 1; p < oracle.size(); ++p) {
-    if (StepCounts(oracle[p])) {
-      score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
-    }
-  }
   const size_t worst = WorstStep(oracle);
-  score.recovery_rtts =
-      worst == 0 ? std::optional<double>(0.0) : RecoveryAfterStep(oracle, run, worst);
+  score.recovery_rtts = 0.0;  // Without a step that counts.
+  for (size_t p = 1; p < oracle.size(); ++p) {
+    if (!StepCounts(oracle[p])) continue;
+    score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
+    if (p == worst) score.recovery_rtts = score.step_recovery_rtts.back();
+  }
   if (clients > 1) {
     double sum = 0.0, sum_sq = 0.0;
     int n = 0;
