@@ -29,6 +29,12 @@ json StepRecoveries(const Score& score) {
   return steps;
 }
 
+json StepsInBand(const Score& score) {
+  json steps = json::array();
+  for (double fraction : score.step_in_band) steps.push_back(Round(fraction));
+  return steps;
+}
+
 std::string Format(const char* format, double value) {
   char text[64];
   std::snprintf(text, sizeof text, format, value);
@@ -63,7 +69,8 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
                          {"limit_cv", Round(s.limit_cv)},
                          {"fairness", OptionalNumber(s.fairness)},
                          {"regret", Round(s.regret)},
-                         {"step_recovery_rtts", StepRecoveries(s)}});
+                         {"step_recovery_rtts", StepRecoveries(s)},
+                         {"step_in_band", StepsInBand(s)}});
     }
     workloads.push_back({{"name", entry.workload.name}, {"phases", phases}, {"results", results}});
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace blobtune::workbench {
 namespace {
@@ -38,6 +39,23 @@ std::optional<double> TimeToSettle(const LimitSteps& steps, double from, double 
   return settled_at - from;
 }
 
+// Fraction of [from, to) during which the limit lay within [lo, hi].
+double FractionInBand(const LimitSteps& steps, double from, double to, double lo, double hi) {
+  double inside = 0.0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double begin = std::max(from, steps[i].first);
+    double end = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : to);
+    if (end > begin && steps[i].second >= lo && steps[i].second <= hi) inside += end - begin;
+  }
+  return to > from ? inside / (to - from) : 0.0;
+}
+
+// The limits that count as L*: within +-kRecoveryBand of it, and at least +-1.
+std::pair<double, double> Band(double target) {
+  return {std::min(target * (1 - kRecoveryBand), target - 1),
+          std::max(target * (1 + kRecoveryBand), target + 1)};
+}
+
 // Steps into a phase where nothing can succeed (X* = 0) have no L* worth reaching.
 bool StepCounts(const PhaseOracle& into) { return into.throughput > 0.0 && into.p50_ms > 0.0; }
 
@@ -46,9 +64,7 @@ std::optional<double> RecoveryAfterStep(const std::vector<PhaseOracle>& oracle,
                                         const SimulationResult& run, size_t p) {
   const PhaseStats& phase = run.phases[p];
   if (phase.end_s <= phase.start_s) return std::nullopt;  // The work ended before the step.
-  double target = oracle[p].limit;
-  double lo = std::min(target * (1 - kRecoveryBand), target - 1);
-  double hi = std::max(target * (1 + kRecoveryBand), target + 1);
+  const auto [lo, hi] = Band(oracle[p].limit);
   double rtt_s = oracle[p].p50_ms / 1000.0;
   double slowest = 0.0;
   for (const LimitSteps& steps : run.limit_changes) {
@@ -57,6 +73,19 @@ std::optional<double> RecoveryAfterStep(const std::vector<PhaseOracle>& oracle,
     slowest = std::max(slowest, *t);
   }
   return slowest / rtt_s;
+}
+
+// The fraction of phase p that the limit spent in its band (the lowest client's).
+double InBandAfterStep(const std::vector<PhaseOracle>& oracle, const SimulationResult& run,
+                       size_t p) {
+  const PhaseStats& phase = run.phases[p];
+  if (phase.end_s <= phase.start_s) return 0.0;
+  const auto [lo, hi] = Band(oracle[p].limit);
+  double lowest = 1.0;
+  for (const LimitSteps& steps : run.limit_changes) {
+    lowest = std::min(lowest, FractionInBand(steps, phase.start_s, phase.end_s, lo, hi));
+  }
+  return lowest;
 }
 
 // The step with the largest change of L* (the first of equals), or 0 if no step counts.
@@ -137,6 +166,7 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
   for (size_t p = 1; p < oracle.size(); ++p) {
     if (!StepCounts(oracle[p])) continue;
     score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
+    score.step_in_band.push_back(InBandAfterStep(oracle, run, p));
     if (p == worst) score.recovery_rtts = score.step_recovery_rtts.back();
   }
   if (clients > 1) {

@@ -17,6 +17,9 @@
 //                      clients, the slowest client's.
 //   step_recovery_rtts = the same after each step that counts, in order (issue 4's bar asks
 //                      for every step; recovery_rtts is one of these).
+//   step_in_band     = after each step that counts, the fraction of the new phase's time that
+//                      the limit spent within that band (the lowest client's): how near L* it
+//                      stayed, where recovery says only whether it ever stopped leaving.
 //   limit_cv         = standard deviation / mean of the limit, time-weighted over the second half
 //                      of every phase (the steady part), averaged over phases and clients.
 //   fairness         = Jain's index of the clients' throughputs, each divided by its throughput at
@@ -40,6 +43,7 @@ struct Score {
   double p99_ratio = 0.0;
   std::optional<double> recovery_rtts;
   std::vector<std::optional<double>> step_recovery_rtts;
+  std::vector<double> step_in_band;  // One per entry of step_recovery_rtts.
   double limit_cv = 0.0;
   std::optional<double> fairness;
   double regret = 0.0;

@@ -92,6 +92,10 @@ TEST_F(ScoreTest, RecoveryIsTimeToStayInTheBandInMedianLatencies) {
   ASSERT_EQ(s.step_recovery_rtts.size(), 2u);
   EXPECT_EQ(s.step_recovery_rtts[0], s.recovery_rtts);
   EXPECT_EQ(s.step_recovery_rtts[1], 0.0);
+  // In the band [17, 23] for 0.5 s of 10.5-11 s and from 12 s: 8.5 s of the 10 s phase.
+  ASSERT_EQ(s.step_in_band.size(), 2u);
+  EXPECT_NEAR(s.step_in_band[0], 0.85, 1e-9);
+  EXPECT_NEAR(s.step_in_band[1], 1.0, 1e-9);
 
   run.limit_changes = {{{0.0, 4}, {10.5, 18}, {19.0, 40}, {20.0, 4}}};  // Out at the end.
   EXPECT_FALSE(ScoreRun(w, oracle, run).recovery_rtts.has_value());
@@ -103,6 +107,31 @@ TEST_F(ScoreTest, RecoveryIsTimeToStayInTheBandInMedianLatencies) {
   EXPECT_EQ(s.step_recovery_rtts[0], 0.0);
   ASSERT_TRUE(s.step_recovery_rtts[1].has_value());
   EXPECT_NEAR(*s.step_recovery_rtts[1], 1.0 / 0.010, 1e-6);
+  EXPECT_NEAR(s.step_in_band[1], 0.9, 1e-9);  // 9 at 20-21 s is outside [3, 5].
+}
+
+TEST_F(ScoreTest, InBandIsTheLowestClientsFractionOfThePhase) {
+  Workload w = Steps(2);
+  std::vector<PhaseOracle> oracle = {Oracle(0, 10, 4, 100, 20, 2), Oracle(10, 20, 20, 100, 20, 2),
+                                     Oracle(20, 30, 4, 100, 20, 2)};
+  SimulationResult run;
+  run.phases = {Phase(0, 10, {500, 500}, 20), Phase(10, 20, {500, 500}, 20),
+                Phase(20, 30, {500, 500}, 20)};
+  // After the step back to 4 (band [3, 5]): one client there at once; the other leaves the band
+  // for 20-22 s and 25-26 s, and is back in it when the phase ends.
+  run.limit_changes = {{{0.0, 4}, {10.0, 20}, {20.0, 4}},
+                       {{0.0, 4}, {10.0, 20}, {20.0, 8}, {22.0, 4}, {25.0, 2}, {26.0, 5}}};
+  Score s = ScoreRun(w, oracle, run);
+  ASSERT_EQ(s.step_in_band.size(), 2u);
+  EXPECT_NEAR(s.step_in_band[0], 1.0, 1e-9);
+  EXPECT_NEAR(s.step_in_band[1], 0.7, 1e-9);
+  ASSERT_TRUE(s.step_recovery_rtts[1].has_value());
+  EXPECT_NEAR(*s.step_recovery_rtts[1], 6.0 / 0.010, 1e-6);  // In for good from 26 s.
+  // A client outside the band at the end: no recovery, and in-band time still counted.
+  run.limit_changes[1].back() = {26.0, 9};
+  s = ScoreRun(w, oracle, run);
+  EXPECT_FALSE(s.step_recovery_rtts[1].has_value());
+  EXPECT_NEAR(s.step_in_band[1], 0.3, 1e-9);
 }
 
 TEST_F(ScoreTest, LimitCvUsesTheSecondHalfOfEachPhase) {
