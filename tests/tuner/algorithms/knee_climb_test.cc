@@ -20,7 +20,8 @@ using testing::ClosedLoop;
 
 // Group commit: 10 ms per batch plus 0.1 ms per access. Goodput L / (10 ms + L * 0.1 ms):
 // 99/s at 1, 1,379/s at 16, 6,667/s at 200, 8,000/s at 400. A step of 25% more limit gains
-// 1.25 (10 + 0.1 L) / (10 + 0.125 L) - 1, at least 2% up to L = 920.
+// 1.25 (10 + 0.1 L) / (10 + 0.125 L) - 1, at least 1.5% (the climb's minimum gain) up to
+// L = 1,253.
 ClosedLoop GroupCommitLoop() { return ClosedLoop::GroupCommit(10ms, 100us); }
 
 double Goodput(const ClosedLoop& loop, int limit) {
@@ -65,8 +66,8 @@ TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
     previous = knee.limit();
   }
   EXPECT_TRUE(saw_climbing);
-  // Each step of 25% pays at least 2% up to 920: the limit climbs from 16 until the step to
-  // the ceiling (400) pays less than 2% (364 -> 400: 1.98%), and holds there between trials.
+  // Each step of 25% pays at least 1.5% up to 1,253: the limit climbs from 16 to the ceiling
+  // (400; the last step, 364 -> 400, pays 1.98%) and holds near it between trials.
   for (int i = 0; i < 100; ++i) {
     loop.Run(knee, 10);
     if (knee.estimates().state == "climbing") continue;
@@ -137,7 +138,7 @@ TEST(KneeClimbTest, FlatGoodputKeepsTheKneeAndTrialsGrowRare) {
 
 TEST(KneeClimbTest, AClimbPastTheLatencyCapTurnsShared) {
   // W0 = 10.1 ms; the latency cap of 9 W0 (91 ms) is reached at a limit of 809. Goodput alone
-  // would carry the climb on to 1,111 (121 ms): each step up to there gains 2% or more. The
+  // would carry the climb on to 1,253 (135 ms): each step up to there gains 1.5% or more. The
   // step that passes the cap turns the climb shared, as it would with other limiters on the
   // resource (a limiter cannot tell its own accesses from theirs when they step together), and
   // the shared climb settles where c = W0 / (0.004 W): at 163 (26 ms), below the cap.

@@ -120,7 +120,7 @@
 // while completions are batched. While tracking with a binding limit, a trial holds the limit L for
 // a reference span, then moves it by a step s = max(1, round(0.25 * L)) for a trial span (one
 // window in between to settle); each span is 8 blocks of max(32, 4 * L) accesses. The higher of
-// the two limits is kept only if its goodput is higher by at least 2%, and for a step up also
+// the two limits is kept only if its goodput is higher by at least 1.5%, and for a step up also
 // by at least two standard errors of the difference (from the spread of the blocks' rates), so
 // that noise cannot carry the limit up, nor wear a real climb away. The limit then stays where
 // the trial left it:
