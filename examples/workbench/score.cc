@@ -9,16 +9,22 @@ namespace {
 
 using LimitSteps = std::vector<std::pair<double, int>>;
 
-// Time-weighted sum of limit and limit^2 over [from, to) of a step function.
-void Integrate(const LimitSteps& steps, double from, double to, double& sum, double& sum_sq) {
+// Calls span(limit, seconds) for each stretch of [from, to) that the step function holds a limit.
+template <typename Span>
+void ForEachSpan(const LimitSteps& steps, double from, double to, Span span) {
   for (size_t i = 0; i < steps.size(); ++i) {
     double begin = std::max(from, steps[i].first);
     double end = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : to);
-    if (end <= begin) continue;
-    double l = steps[i].second;
-    sum += l * (end - begin);
-    sum_sq += l * l * (end - begin);
+    if (end > begin) span(static_cast<double>(steps[i].second), end - begin);
   }
+}
+
+// Time-weighted sum of limit and limit^2 over [from, to) of a step function.
+void Integrate(const LimitSteps& steps, double from, double to, double& sum, double& sum_sq) {
+  ForEachSpan(steps, from, to, [&](double limit, double seconds) {
+    sum += limit * seconds;
+    sum_sq += limit * limit * seconds;
+  });
 }
 
 // Seconds after `from` until the limit enters [lo, hi] for good before `to`; nullopt if it is
@@ -42,11 +48,9 @@ std::optional<double> TimeToSettle(const LimitSteps& steps, double from, double 
 // Fraction of [from, to) during which the limit lay within [lo, hi].
 double FractionInBand(const LimitSteps& steps, double from, double to, double lo, double hi) {
   double inside = 0.0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    double begin = std::max(from, steps[i].first);
-    double end = std::min(to, i + 1 < steps.size() ? steps[i + 1].first : to);
-    if (end > begin && steps[i].second >= lo && steps[i].second <= hi) inside += end - begin;
-  }
+  ForEachSpan(steps, from, to, [&](double limit, double seconds) {
+    if (limit >= lo && limit <= hi) inside += seconds;
+  });
   return to > from ? inside / (to - from) : 0.0;
 }
 
