@@ -417,6 +417,28 @@ TEST(KneeLimitTest, RechecksARaisedBaselineAndLowersIt) {
   EXPECT_LE(knee.limit(), 13);
 }
 
+TEST(KneeLimitTest, ARecheckProbeMeasuresThirtyTwoAccesses) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  ClosedLoop loop(10ms, 1ms);
+  RaiseBaselineTenfold(knee, loop);
+  loop.set_w0(10ms);
+  ASSERT_GT(RunUntilProbing(knee, loop, 4000).first, 0);
+  const Duration raised = *knee.estimates().baseline_latency;
+  // The probe's accesses take 10 ms, one ending every 15 ms. A window lasts at least two
+  // baselines (about 200 ms, 14 accesses here), and a re-check's probe window waits for 32
+  // accesses: a short one would close while its slow accesses are still in flight.
+  Duration now = loop.now();
+  for (int i = 0; i < 31; ++i) {
+    now += 15ms;
+    knee.Update(Success(now - 10ms, 10ms, knee.limit()));
+  }
+  EXPECT_EQ(knee.estimates().state, "probing");
+  EXPECT_EQ(knee.estimates().baseline_latency, raised);
+  now += 15ms;
+  knee.Update(Success(now - 10ms, 10ms, knee.limit()));
+  EXPECT_EQ(knee.estimates().baseline_latency, 10ms);
+}
+
 TEST(KneeLimitTest, RechecksARaisedBaselineAtOnceWhenABlockLowersIt) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);

@@ -95,8 +95,9 @@ KneeLimit::KneeLimit(const Options& options)
 
 int KneeLimit::MinWindowSamples() const {
   if (state_ == State::kProbing) {
-    return shallow_probe_ ? std::min(kShallowProbeSamples, options_.min_window_samples)
-                          : options_.min_window_samples;
+    if (!shallow_probe_) return options_.min_window_samples;
+    return recheck_probe_ ? kRecheckProbeSamples
+                          : std::min(kShallowProbeSamples, options_.min_window_samples);
   }
   return std::max(1, std::min(options_.min_window_samples, std::max(kMinSamplesFloor, 4 * limit_)));
 }

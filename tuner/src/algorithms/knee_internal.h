@@ -31,10 +31,19 @@ constexpr int kSlowdownWindows = 2;
 constexpr double kLatencySmoothing = 0.1;
 // A shallow probe halves the limit for one window of this many accesses. If the latency falls
 // by less than this fraction, none of it was our queue: the probe's latency is the new baseline.
+// A re-check's probe (below) takes a window of kRecheckProbeSamples. A probe window closes on a
+// completion, and the accesses still in flight then (up to the probe's limit) are the slow ones:
+// a window of few accesses reads low. After latency_x10's step back (default seed) the
+// re-check's probes of 8 accesses set W0 = 2.08 ms, where the round trip's mean is 2.5, and the
+// limit settled at 6-7 (L* 9, band 8-10); with 32 they set 3.03 ms, slow start refined it to
+// 2.85, and the limit kept to 8-10 for 99% of the phase. A slowdown probe must
+// answer quickly (the limit is halved for it, and the slowdown may be lost capacity): windows of
+// 32 there made blob_size_x10 and latency_x10 worse (mean regret over nine seeds).
 constexpr int kShallowProbeSamples = 8;
+constexpr int kRecheckProbeSamples = 32;
 constexpr double kNoQueueLatencyRatio = 0.8;
-// A baseline that a shallow probe set rests on its first kShallowProbeSamples completions, the
-// short ones first, of accesses whose latency varies: it reads low more often than its standard
+// A baseline that a shallow probe set rests on its first completions (8 or 32), the short ones
+// first, of accesses whose latency varies: it reads low more often than its standard
 // error says. Slow start after it allows this many standard errors (one elsewhere): with one,
 // latency_x10's probe read 16.5 ms for a round trip of 20.5 (default seed, in a variant of
 // the gap allowance), the next window at the same limit "showed a queue", and the limit crawled

@@ -99,15 +99,17 @@
 //             and make us unfair to them.
 //   re-check: while W0 is above 1.5x the lowest baseline ever measured (a probe raised it),
 //             our queue can hide that the resource got fast again (latency = limit / x at
-//             any W0 below it). A shallow probe halves the limit for one window as soon as a
-//             block lowers W0 by more than 5% (latency fell without a move of ours: part of
-//             it is our queue) or a window of >= 16 accesses has a latency cv below 0.45x the
-//             usual one (the rms cv of the windows since W0 was set, if >= 0.15 over >= 20
-//             windows: waiting behind many accesses of ours is regular), and otherwise every
-//             1024 windows. While W_p < 0.8 * W0: W0 = W_p (fresh) and the next probe halves
-//             the limit again at once; once a re-check lowered W0 and latency stops falling,
-//             slow start resumes from that probe's limit (and the timer restarts at 1024).
-//             A re-check that lowers nothing doubles the interval (at most 8192).
+//             any W0 below it). A shallow probe halves the limit for one window of 32
+//             accesses granted inside it (a short window closes while its slow accesses are
+//             still in flight, and reads low) as soon as a block lowers W0 by more than 5%
+//             (latency fell without a move of ours: part of it is our queue) or a window of
+//             >= 16 accesses has a latency cv below 0.45x the usual one (the rms cv of the
+//             windows since W0 was set, if >= 0.15 over >= 20 windows: waiting behind many
+//             accesses of ours is regular), and otherwise every 1024 windows. While
+//             W_p < 0.8 * W0: W0 = W_p (fresh) and the next probe halves the limit again at
+//             once; once a re-check lowered W0 and latency stops falling, slow start resumes
+//             from that probe's limit (and the timer restarts at 1024). A re-check that
+//             lowers nothing doubles the interval (at most 8192).
 //
 // Throughput climb (Options::climb). Some resources serve more per second the more accesses
 // wait: a writer that commits every queued write in one transaction (group commit) does the same
