@@ -683,6 +683,64 @@ TEST(KneeLimitTest, AllowsForTheSpreadOfCompletionsThatLatencyHides) {
   EXPECT_NEAR(SettledLimitWithGapJitter(0.8, capped), 110, 1);
 }
 
+// Accesses of 0 or 1 MiB over a link of 1 ms plus 2 ms per MiB with room for all of them (no
+// queue), one starting every 125 us: by Little's law 8 per ms times their mean latency are in
+// flight. Every `big_every`th access is the big one. Samples arrive in the order they end.
+void RunSizes(KneeLimit& knee, Duration& next_start, int accesses, int big_every) {
+  constexpr Duration kGap = 125us;
+  constexpr uint64_t kMiB = 1 << 20;
+  struct Access {
+    Duration start;
+    Duration latency;
+    uint64_t bytes;
+  };
+  std::vector<Access> stream;
+  for (int i = 0; i < accesses; ++i) {
+    const uint64_t bytes = i % big_every == 0 ? kMiB : 0;
+    stream.push_back({next_start, bytes == kMiB ? 3ms : 1ms, bytes});
+    next_start += kGap;
+  }
+  std::vector<Sample> samples;
+  for (size_t i = 0; i < stream.size(); ++i) {
+    int inflight = 1;  // Itself, and those started before it that have not ended.
+    for (size_t j = 0; j < i; ++j) {
+      if (stream[j].start + stream[j].latency > stream[i].start) ++inflight;
+    }
+    Sample sample = Success(stream[i].start, stream[i].latency, inflight);
+    sample.bytes = stream[i].bytes;
+    samples.push_back(sample);
+  }
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const Sample& a, const Sample& b) { return a.end() < b.end(); });
+  for (const Sample& sample : samples) knee.Update(sample);
+}
+
+double BaselineMs(const KneeLimit& knee) {
+  return std::chrono::duration<double, std::milli>(knee.estimates().baseline_latency.value())
+      .count();
+}
+
+TEST(KneeLimitTest, TheBaselineFollowsTheSizeOfTheAccesses) {
+  KneeLimit knee = KneeLimit::Create({}).value();
+  Duration start{};
+  // Half of them 1 MiB: W0 = 2 ms at a mean of 0.5 MiB, 16 in flight.
+  RunSizes(knee, start, 4000, 2);
+  ASSERT_TRUE(knee.estimates().baseline_latency.has_value());
+  EXPECT_NEAR(BaselineMs(knee), 2, 0.1);
+  ASSERT_TRUE(knee.knee().has_value());
+  EXPECT_NEAR(*knee.knee(), 16, 0.8);
+  // All of them 1 MiB: latency is 3 ms, with no queue of ours (nothing else changed). W0 for
+  // these sizes is 3 ms, and the knee is the 24 in flight; a baseline that ignored the sizes
+  // would keep 2 ms (no block can raise it) and put the knee at 8 * 2 = 16.
+  RunSizes(knee, start, 4000, 1);
+  EXPECT_NEAR(BaselineMs(knee), 3, 0.15);
+  EXPECT_NEAR(*knee.knee(), 24, 1.2);
+  // And back to half of them: no probe needed either way.
+  RunSizes(knee, start, 4000, 2);
+  EXPECT_NEAR(BaselineMs(knee), 2, 0.1);
+  EXPECT_NEAR(*knee.knee(), 16, 0.8);
+}
+
 TEST(KneeLimitTest, CloneIsIndependent) {
   KneeLimit knee = KneeLimit::Create({}).value();
   ClosedLoop loop(10ms, 1ms);

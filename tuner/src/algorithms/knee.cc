@@ -142,6 +142,10 @@ void KneeLimit::AddToWindow(const Sample& sample) {
     window_.served += weight;
     window_.latency_sum_s += weight * latency_s;
     window_.latency_sq_sum_s2 += weight * latency_s * latency_s;
+    const double bytes = static_cast<double>(sample.bytes);
+    window_.bytes_sum += weight * bytes;
+    window_.bytes_sq_sum += weight * bytes * bytes;
+    window_.latency_bytes_sum += weight * bytes * latency_s;
   } else if (baseline_s_ && latency_s < kFastDropFraction * *baseline_s_) {
     window_.fast_drops += weight;
   } else {
@@ -189,6 +193,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   std::optional<double> latency_s;
   if (w.served > 0) latency_s = w.latency_sum_s / w.served;
   if (latency_s) last_latency_s_ = latency_s;
+  UpdateSizeSlope(w);
 
   if (state_ == State::kProbing) {
     CloseProbeWindow(now, w, duration_s, latency_s);
@@ -203,7 +208,8 @@ void KneeLimit::CloseWindow(TimePoint now) {
     StartFreshPool(w, /*from_shallow_probe=*/false);
     SetNoLoadDeviation();
   }
-  const double baseline = *baseline_s_;
+  // The baseline for this window's accesses (their size may differ from those behind W0).
+  const double baseline = BaselineFor(w.served > 0 ? w.bytes_sum / w.served : baseline_bytes_);
 
   if (latency_s &&
       StartProbeIfStale(now, w, duration_s, *latency_s, window_limit, window_max_inflight)) {
@@ -246,17 +252,21 @@ void KneeLimit::CloseWindow(TimePoint now) {
     // measure it too, and refine it (up or down) until it rests on a block.
     fresh_served_ += w.served;
     fresh_latency_sum_s_ += w.latency_sum_s;
+    fresh_bytes_sum_ += w.bytes_sum;
     baseline_s_ = fresh_latency_sum_s_ / fresh_served_;
-    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(*baseline_s_), *baseline_s_);
+    baseline_bytes_ = fresh_bytes_sum_ / fresh_served_;
+    NoteLowestBaseline();
   }
   // A ratio of averages rather than an average of ratios: per-window rates are biased upwards
   // (a window ends on a completion) and noisy.
   if (!goodput_ || growing || state_ == State::kGrowing || state_ == State::kStartup) {
     smoothed_served_ = w.served;
     smoothed_duration_s_ = duration_s;
+    smoothed_bytes_ = w.bytes_sum;
   } else {
     smoothed_served_ += options_.smoothing * (w.served - smoothed_served_);
     smoothed_duration_s_ += options_.smoothing * (duration_s - smoothed_duration_s_);
+    smoothed_bytes_ += options_.smoothing * (w.bytes_sum - smoothed_bytes_);
   }
   goodput_ = smoothed_served_ / smoothed_duration_s_;
   drop_holding_ += options_.smoothing * (w.slow_drop_latency_sum_s / duration_s - drop_holding_);
@@ -320,7 +330,7 @@ std::optional<double> KneeLimit::LatencyCv2(const Window& w) {
 double KneeLimit::Target(double goodput) const {
   // Permits held in setup are busy like the resource's own: they take the queue allowance too
   // (otherwise, while setup dominates, the target would barely exceed the permits in use).
-  const double busy = goodput * baseline_s_.value_or(0.0) + setup_holding_;
+  const double busy = goodput * BaselineFor(RecentBytes()) + setup_holding_;
   return busy + Headroom() * std::sqrt(SpreadFraction(busy, goodput) * busy) + drop_holding_;
 }
 
@@ -377,7 +387,7 @@ double KneeLimit::Headroom() const {
 
 std::optional<double> KneeLimit::knee() const noexcept {
   if (!goodput_ || !baseline_s_) return std::nullopt;
-  return *goodput_ * *baseline_s_;
+  return *goodput_ * BaselineFor(RecentBytes());
 }
 
 AlgorithmEstimates KneeLimit::estimates() const {
@@ -385,7 +395,7 @@ AlgorithmEstimates KneeLimit::estimates() const {
   auto to_duration = [](double s) {
     return std::chrono::round<Duration>(std::chrono::duration<double>(s));
   };
-  if (baseline_s_) estimates.baseline_latency = to_duration(*baseline_s_);
+  if (baseline_s_) estimates.baseline_latency = to_duration(BaselineFor(RecentBytes()));
   if (last_latency_s_) estimates.recent_latency = to_duration(*last_latency_s_);
   estimates.max_throughput = goodput_;
   switch (state_) {

@@ -14,7 +14,8 @@ using namespace knee_internal;
 
 bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duration_s,
                                   double latency_s, int window_limit, int window_max_inflight) {
-  const double baseline = *baseline_s_;
+  // The baseline for this window's accesses (their size may differ from those behind W0).
+  const double baseline = BaselineFor(w.served > 0 ? w.bytes_sum / w.served : baseline_bytes_);
   const double goodput = w.served / duration_s;
   if ((state_ == State::kTracking || state_ == State::kAppLimited) && typical_latency_s_ &&
       goodput_) {
@@ -26,11 +27,14 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
         StartShallowProbe(now, latency_s, /*recheck=*/false);
         probe_reference_served_ = w.served;
         probe_reference_duration_s_ = duration_s;
+        probe_reference_bytes_ = w.served > 0 ? w.bytes_sum / w.served : RecentBytes();
       }
       return true;
     }
     slowdown_windows_ = 0;
-    const bool raised = lowest_baseline_s_ && baseline > kRaisedBaselineRatio * *lowest_baseline_s_;
+    // Compared at the size the lowest one was measured on.
+    const bool raised = lowest_baseline_s_ && BaselineFor(lowest_baseline_bytes_) >
+                                                  kRaisedBaselineRatio * *lowest_baseline_s_;
     const bool regular = LatencyTurnedRegular(w);
     if (raised && (recheck_due_ || regular || ++windows_since_check_ >= recheck_interval_)) {
       StartShallowProbe(now, latency_s, /*recheck=*/true);
@@ -108,17 +112,21 @@ void KneeLimit::StartFreshPool(const Window& w, bool from_shallow_probe) {
   fresh_from_shallow_probe_ = from_shallow_probe;
   fresh_served_ = w.served;
   fresh_latency_sum_s_ = w.latency_sum_s;
+  fresh_bytes_sum_ = w.bytes_sum;
 }
 
-void KneeLimit::SetBaseline(double latency_s) {
+void KneeLimit::SetBaseline(double latency_s, double mean_bytes) {
   baseline_s_ = latency_s;
+  baseline_bytes_ = mean_bytes;
   spread_windows_ = 0;
   spread_cv2_ = 0;
-  lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(latency_s), latency_s);
+  NoteLowestBaseline();
   block_served_ = 0;
   block_latency_sum_s_ = 0;
+  block_bytes_sum_ = 0;
   solo_served_ = 0;
   solo_latency_sum_s_ = 0;
+  solo_bytes_sum_ = 0;
 }
 
 void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
@@ -131,8 +139,10 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
     const double keep = std::max(0.0, 1.0 - w.served / kBaselineBlock);
     solo_served_ = solo_served_ * keep + w.served;
     solo_latency_sum_s_ = solo_latency_sum_s_ * keep + w.latency_sum_s;
+    solo_bytes_sum_ = solo_bytes_sum_ * keep + w.bytes_sum;
     baseline_s_ = solo_latency_sum_s_ / solo_served_;
-    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(*baseline_s_), *baseline_s_);
+    baseline_bytes_ = solo_bytes_sum_ / solo_served_;
+    NoteLowestBaseline();
     return;
   }
   // Pool windows measured under one limit into blocks, so that no small lucky window sets it.
@@ -140,21 +150,27 @@ void KneeLimit::UpdateBaseline(const Window& w, int window_limit, int window_max
     block_limit_ = window_limit;
     block_served_ = 0;
     block_latency_sum_s_ = 0;
+    block_bytes_sum_ = 0;
   }
   block_served_ += w.served;
   block_latency_sum_s_ += w.latency_sum_s;
+  block_bytes_sum_ += w.bytes_sum;
   if (block_served_ < kBaselineBlock && baseline_s_) return;
   const double candidate = block_latency_sum_s_ / block_served_;
+  const double candidate_bytes = block_bytes_sum_ / block_served_;
   block_served_ = 0;
   block_latency_sum_s_ = 0;
+  block_bytes_sum_ = 0;
   // Any block may lower it: with other clients on the resource, latency at a higher limit of
-  // ours can be lower than it was at a lower one.
-  if (!baseline_s_ || candidate < *baseline_s_) {
+  // ours can be lower than it was at a lower one. Compared at the block's size.
+  const double current = BaselineFor(candidate_bytes);
+  if (!baseline_s_ || candidate < current) {
     // A raised baseline that a block lowers noticeably: latency falls with our limit, so at
     // least part of it is our queue, and the resource may have got faster: re-check now.
-    if (baseline_s_ && candidate < (1 - kBlockDropForRecheck) * *baseline_s_) recheck_due_ = true;
+    if (baseline_s_ && candidate < (1 - kBlockDropForRecheck) * current) recheck_due_ = true;
     baseline_s_ = candidate;
-    lowest_baseline_s_ = std::min(lowest_baseline_s_.value_or(candidate), candidate);
+    baseline_bytes_ = candidate_bytes;
+    NoteLowestBaseline();
   }
 }
 
@@ -162,10 +178,11 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
                                  std::optional<double> latency_s) {
   if (!latency_s) return;  // Keep probing until an access succeeds.
   const double goodput = w.served / duration_s;
+  const double mean_bytes = w.bytes_sum / w.served;
   const int probe_limit = limit_;
   if (!shallow_probe_) {
     // Only accesses granted under the pinned limit got here: their latency is the baseline.
-    SetBaseline(*latency_s);
+    SetBaseline(*latency_s, mean_bytes);
     StartFreshPool(w, /*from_shallow_probe=*/false);
     limit_ = limit_before_probe_;
     state_ = State::kGrowing;  // The knee may have moved far: slow start again.
@@ -178,12 +195,12 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
   pending_direction_ = 0;
   typical_latency_s_ = probe_reference_s_;
   if (recheck_probe_) {
-    if (*latency_s < kNoQueueLatencyRatio * *baseline_s_) {
+    if (*latency_s < kNoQueueLatencyRatio * BaselineFor(mean_bytes)) {
       // Half the concurrency, and latency well below the baseline: the resource got faster,
       // and at least this much of the latency was our queue. Halve again at once until the
       // latency stops falling, so that one re-check finds the new baseline however far it
       // fell (each step is one probe window at a quarter, an eighth... of the limit).
-      SetBaseline(*latency_s);
+      SetBaseline(*latency_s, mean_bytes);
       StartFreshPool(w, /*from_shallow_probe=*/true);
       recheck_lowered_ = true;
       if (probe_limit > options_.min_limit) {
@@ -211,7 +228,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
   } else if (*latency_s >= kNoQueueLatencyRatio * probe_reference_s_) {
     // Half the concurrency, (nearly) the same latency: none of it was our queue. The
     // resource got slower; its knee may have moved far up: slow start again.
-    SetBaseline(*latency_s);
+    SetBaseline(*latency_s, mean_bytes);
     StartFreshPool(w, /*from_shallow_probe=*/true);
     typical_latency_s_ = *latency_s;
     recheck_interval_ = kRecheckWindows;
@@ -224,13 +241,10 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
     // Either window may understate it (the slowdown window straddles the change; the probe
     // may leave the resource idle): the higher one.
     if (goodput >= probe_reference_served_ / probe_reference_duration_s_) {
-      smoothed_served_ = w.served;
-      smoothed_duration_s_ = duration_s;
+      RestartGoodput(w.served, duration_s, mean_bytes);
     } else {
-      smoothed_served_ = probe_reference_served_;
-      smoothed_duration_s_ = probe_reference_duration_s_;
+      RestartGoodput(probe_reference_served_, probe_reference_duration_s_, probe_reference_bytes_);
     }
-    goodput_ = smoothed_served_ / smoothed_duration_s_;
     limit_ = internal::ClampLimit(
         std::max(std::round(Target(*goodput_) + climb_), std::ceil(limit_ * options_.max_decrease)),
         options_.min_limit, limit_);

@@ -75,7 +75,7 @@ void KneeLimit::ShareClimb() {
 
 bool KneeLimit::ShareOrCapClimb(double duration_s, double latency_s) {
   if (climb_cut_countdown_ > 0) --climb_cut_countdown_;
-  const double latency_ratio = latency_s / *baseline_s_;
+  const double latency_ratio = latency_s / BaselineFor(RecentBytes());
   if (latency_ratio > kClimbLatencyCap) {
     // Whoever's accesses took latency there (our own step's, or other limiters'): share the
     // climb, and cut it.
@@ -180,9 +180,7 @@ void KneeLimit::FinishClimbTrial() {
   const bool moved = limit_ == climb_to_;
   // The kept span measured the goodput at the kept limit: restart the average from it, and
   // keep the limit there by adding what the knee's target lacks.
-  smoothed_served_ = kept.served;
-  smoothed_duration_s_ = kept.duration_s;
-  goodput_ = smoothed_served_ / smoothed_duration_s_;
+  RestartGoodput(kept.served, kept.duration_s, RecentBytes());
   climb_ = std::max(0.0, limit_ - Target(*goodput_));
   climb_phase_ = ClimbPhase::kIdle;
   pending_direction_ = 0;

@@ -198,6 +198,12 @@ constexpr double kCoincidentGapFraction = 0.005;
 constexpr double kCoincidentBatchedFraction = 0.2;
 constexpr double kCoincidentSmoothing = 0.02;
 
+// Sizes (Sample::bytes). Weight of a window in the averages behind the latency per byte: slow,
+// like the latency cv. However the slope reads, the baseline for a mix of smaller accesses
+// stays above kMinSizedBaselineRatio of the one measured.
+constexpr double kSizeSmoothing = 0.05;
+constexpr double kMinSizedBaselineRatio = 0.25;
+
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 // Refusals (Sample::refused: callers that shed). The limit may refuse this fraction of the

@@ -58,7 +58,7 @@ double KneeLimit::LossTarget(double goodput) const {
   if (p <= 0) return options_.max_limit;
   // Idle permits of a saturated loss system: geometric, mean (1 - p) / p, variance that / p.
   const double idle = (1 - p) / p;
-  const double busy = goodput * baseline_s_.value_or(0.0) + setup_holding_;
+  const double busy = goodput * BaselineFor(RecentBytes()) + setup_holding_;
   return busy + Headroom() * std::sqrt(busy + idle / p) + idle + drop_holding_;
 }
 

@@ -10,5 +10,6 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/knee_baseline.cc
   src/algorithms/knee_climb.cc
   src/algorithms/knee_loss.cc
+  src/algorithms/knee_size.cc
   src/algorithms/vegas.cc
 )

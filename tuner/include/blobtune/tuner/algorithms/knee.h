@@ -38,7 +38,8 @@
 //         accesses hold (Little's law).
 //   s   = average of the sum of the accesses' setup (Sample::setup) / duration: the permits
 //         held before accesses started, e.g. while a request body arrived (Little's law).
-//   B   = x * W0 + s                                permits in use at the knee
+//   B   = x * W0 + s                                permits in use at the knee (W0 for the
+//                                                   accesses' size: see Sizes below)
 //   h   = min(max_headroom, max(headroom + headroom_per_cv * cv,
 //                               headroom_per_gap_deviation * min(Dg, x * D0)))
 //         (D0, Dg: see k below). The second term is the bottleneck's own spread: where a
@@ -179,8 +180,23 @@
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
 //
-// Sample::weight counts in every sum; Sample::bytes is not used (latency is what the limit
-// controls, whatever the size). Samples with latency <= 0 count as successes of zero latency.
+// Sizes. A resource that spends time per byte (a disk, a network link) has a no-load latency
+// that follows the size of the accesses: W0 above is measured on accesses of some mean size m0,
+// and the knee of a mix of larger ones lies higher (blobs ten times larger: a knee at 3 where
+// the small blobs' W0 put it at 2). With Sample::bytes set,
+//   b     = latency per byte: a slow average (weight 0.05) of the covariance of latency and
+//           size within each window over a slow average of size's variance within windows
+//           (each window centred on its own means: its accesses wait behind about the same
+//           queue, whatever their own size, so the queue does not bias the slope), at least 0.
+//   W0(m) = max(W0 + b * (m - m0), W0 / 4)   the baseline for accesses of mean size m
+// Every pool behind W0 (the first window, one access at a time, blocks, a fresh baseline,
+// a probe's window) keeps its accesses' mean size as m0 with it. A window's latency is judged
+// against W0 at its own mean size (slow start's queue test, the impossible latency, the
+// re-check's probe, a block that may lower W0), and B = x * W0(m), where m is the mean size
+// of the accesses in x, averaged the same way. Without sizes (all 0), W0(m) = W0.
+//
+// Sample::weight counts in every sum. Samples with latency <= 0 count as successes of zero
+// latency.
 //
 // Thread-safety: none; driven by one thread at a time.
 #ifndef BLOBTUNE_TUNER_ALGORITHMS_KNEE_H_
@@ -305,6 +321,9 @@ class KneeLimit final : public LimitAlgorithm {
     // Of those, shorter still: the two finished together.
     double coincident_gaps = 0;
     double gap_deviation = 0;  // Sum of |x * gap - 1| over the gaps.
+    double bytes_sum = 0;      // Sample::bytes of the served ones,
+    double bytes_sq_sum = 0;   // its square,
+    double latency_bytes_sum = 0;  // and its product with their latency.
   };
 
   explicit KneeLimit(const Options& options);
@@ -322,7 +341,9 @@ class KneeLimit final : public LimitAlgorithm {
   void StartShallowProbe(TimePoint now, double reference_latency_s, bool recheck);
   // from_shallow_probe: the fresh baseline came from a shallow probe's few accesses.
   void StartFreshPool(const Window& w, bool from_shallow_probe);
-  void SetBaseline(double latency_s);
+  void SetBaseline(double latency_s, double mean_bytes);
+  // Keeps lowest_baseline_s_ (compared at one size) after baseline_s_ changed.
+  void NoteLowestBaseline();
   void UpdateBaseline(const Window& w, int window_limit, int window_max_inflight,
                       std::optional<double> latency_s);
   int MinWindowSamples() const;
@@ -359,6 +380,13 @@ class KneeLimit final : public LimitAlgorithm {
   void UpdateGapDeviation(const Window& w, double duration_s, std::optional<double> latency_s,
                           int window_limit);
   double Headroom() const;
+  // Latency that grows with the size of the accesses (knee_size.cc).
+  void UpdateSizeSlope(const Window& w);
+  // W0 for accesses of this mean size: W0 + b * (bytes - the size behind W0).
+  double BaselineFor(double mean_bytes) const;
+  double RecentBytes() const;
+  // Restarts x (and the mean size that goes with it) from one span.
+  void RestartGoodput(double served, double duration_s, double mean_bytes);
   // Refusals (knee_loss.cc). The permits an arrival needed, while refusals matter.
   void CountArrival(const Sample& sample, double weight);
   // Updates the counts and loss mode; true while the limit refuses significantly more than
@@ -374,17 +402,25 @@ class KneeLimit final : public LimitAlgorithm {
   State state_ = State::kStartup;
   Window window_;
   std::optional<double> baseline_s_;  // W0.
+  double baseline_bytes_ = 0;         // The mean size of the accesses W0 was measured on.
   int block_limit_ = 0;               // The block of windows pooled for a baseline candidate.
   double block_served_ = 0;
   double block_latency_sum_s_ = 0;
+  double block_bytes_sum_ = 0;
   double solo_served_ = 0;  // Pool of windows with one access in flight at a time.
   double solo_latency_sum_s_ = 0;
+  double solo_bytes_sum_ = 0;
   double fresh_served_ = 0;  // Pool behind a fresh baseline (see above).
   double fresh_latency_sum_s_ = 0;
+  double fresh_bytes_sum_ = 0;
+  // b: averages of the covariance of latency and size within windows, and of size's variance.
+  double size_latency_covariance_ = 0;
+  double size_variance_ = 0;
   bool fresh_from_shallow_probe_ = false;
   std::optional<double> goodput_;  // x, per second.
   double smoothed_served_ = 0;     // x = smoothed_served_ / smoothed_duration_s_.
   double smoothed_duration_s_ = 0;
+  double smoothed_bytes_ = 0;          // Of the accesses in smoothed_served_.
   double drop_holding_ = 0;            // d, accesses.
   double setup_holding_ = 0;           // s, accesses.
   std::optional<double> latency_cv2_;  // EWMA of the squared cv of latency within windows.
@@ -403,6 +439,7 @@ class KneeLimit final : public LimitAlgorithm {
   double probe_reference_s_ = 0;             // Latency before a shallow probe.
   double probe_reference_served_ = 0;        // The window that showed the slowdown.
   double probe_reference_duration_s_ = 0;
+  double probe_reference_bytes_ = 0;  // Its accesses' mean size.
   bool recheck_due_ = false;      // A block lowered a raised baseline noticeably.
   bool recheck_probe_ = false;    // The shallow probe re-checks a raised baseline.
   bool recheck_lowered_ = false;  // This re-check lowered the baseline; it halves again.
@@ -410,7 +447,8 @@ class KneeLimit final : public LimitAlgorithm {
   int spread_windows_ = 0;        // Windows in it.
   int windows_since_check_ = 0;
   int recheck_interval_ = 1024;              // Windows between re-checks of a raised baseline.
-  std::optional<double> lowest_baseline_s_;  // The lowest baseline ever measured.
+  std::optional<double> lowest_baseline_s_;  // The lowest baseline ever measured,
+  double lowest_baseline_bytes_ = 0;         // and the size it was measured on.
   int pending_direction_ = 0;                // Hysteresis: sign of the previous window's proposal.
   int window_limit_ = 0;                     // The limit when the open window opened.
   int window_max_inflight_ = 0;
