@@ -83,7 +83,8 @@
 //             that: it raises latency at the same goodput. The limit and the averages hold for
 //             that window; if the next window shows it too, a shallow probe halves the limit
 //             for one window of 8 accesses granted inside it. Its latency W_p against the
-//             latency W_s that showed the slowdown:
+//             latency W_s that showed the slowdown (each divided by W0 for its window's
+//             sizes, see Sizes below; without sizes as they are):
 //               W_p >= 0.8 * W_s: half the concurrency, the same latency, so none of it was our
 //                 queue: the resource's round trip grew and its knee may have moved far up.
 //                 W0 = W_p (fresh, see above), and slow start resumes from the limit before.
@@ -192,8 +193,9 @@
 // Every pool behind W0 (the first window, one access at a time, blocks, a fresh baseline,
 // a probe's window) keeps its accesses' mean size as m0 with it. A window's latency is judged
 // against W0 at its own mean size (slow start's queue test, the impossible latency, the
-// re-check's probe, a block that may lower W0), and B = x * W0(m), where m is the mean size
-// of the accesses in x, averaged the same way. Without sizes (all 0), W0(m) = W0.
+// sudden slowdown's probe, the re-check's probe, a block that may lower W0; a raised W0 and
+// the lowest one are compared at one size), and B = x * W0(m), where m is the mean size of
+// the accesses in x, averaged the same way. Without sizes (all 0), W0(m) = W0.
 //
 // Sample::weight counts in every sum. Samples with latency <= 0 count as successes of zero
 // latency.
@@ -272,13 +274,14 @@ class KneeLimit final : public LimitAlgorithm {
   std::string_view name() const noexcept override { return "knee"; }
   int limit() const noexcept override { return limit_; }
   int Update(const Sample& sample) override;
-  // baseline_latency: W0; recent_latency: the last window's W; max_throughput: x (the goodput
-  // average); state: see above.
+  // baseline_latency: W0(m) for the recent accesses' size (W0 without sizes); recent_latency:
+  // the last window's W; max_throughput: x (the goodput average); state: see above.
   AlgorithmEstimates estimates() const override;
   std::unique_ptr<LimitAlgorithm> Clone() const override;
 
   const Options& options() const noexcept { return options_; }
-  // The resource's knee x * W0 in accesses (B without setup), once known (for tests and plots).
+  // The resource's knee x * W0(m) in accesses (B without setup), once known (for tests and
+  // plots).
   std::optional<double> knee() const noexcept;
 
  private:
