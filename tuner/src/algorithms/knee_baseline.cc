@@ -225,13 +225,13 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
       state_ = State::kGrowing;
       EndClimb(/*forget=*/true);
     }
-  } else if (*latency_s / BaselineFor(mean_bytes) >=
-             kNoQueueLatencyRatio * probe_reference_s_ / BaselineFor(probe_reference_bytes_)) {
+  } else if (*latency_s * SizeScale(mean_bytes, probe_reference_bytes_) >=
+             kNoQueueLatencyRatio * probe_reference_s_) {
     // Half the concurrency, (nearly) the same latency: none of it was our queue. The
-    // resource got slower; its knee may have moved far up: slow start again. (Each latency
-    // in units of the baseline for its window's sizes: when the accesses grew, a queue of
-    // them grew with them, and our halved queue of larger ones can take as long as the
-    // slowdown window's longer queue of smaller ones.)
+    // resource got slower; its knee may have moved far up: slow start again. (The probe's
+    // latency at the slowdown window's sizes: when the accesses grew, a queue of them grew
+    // with them, and our halved queue of larger ones can take as long as the slowdown
+    // window's longer queue of smaller ones.)
     SetBaseline(*latency_s, mean_bytes);
     StartFreshPool(w, /*from_shallow_probe=*/true);
     typical_latency_s_ = *latency_s;

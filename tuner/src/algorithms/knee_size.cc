@@ -32,6 +32,11 @@ double KneeLimit::BaselineFor(double mean_bytes) const {
                   baseline + per_byte * (mean_bytes - baseline_bytes_));
 }
 
+double KneeLimit::SizeScale(double from_bytes, double to_bytes) const {
+  const double from = BaselineFor(from_bytes);
+  return from > 0 ? BaselineFor(to_bytes) / from : 1.0;
+}
+
 double KneeLimit::RecentBytes() const {
   return smoothed_served_ > 0 ? smoothed_bytes_ / smoothed_served_ : baseline_bytes_;
 }

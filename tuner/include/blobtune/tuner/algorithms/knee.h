@@ -387,6 +387,9 @@ class KneeLimit final : public LimitAlgorithm {
   void UpdateSizeSlope(const Window& w);
   // W0 for accesses of this mean size: W0 + b * (bytes - the size behind W0).
   double BaselineFor(double mean_bytes) const;
+  // W0(to) / W0(from): what a latency measured on one size would be on the other (1 without
+  // a baseline).
+  double SizeScale(double from_bytes, double to_bytes) const;
   double RecentBytes() const;
   // Restarts x (and the mean size that goes with it) from one span.
   void RestartGoodput(double served, double duration_s, double mean_bytes);
