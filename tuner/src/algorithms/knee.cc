@@ -209,7 +209,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
     SetNoLoadDeviation();
   }
   // The baseline for this window's accesses (their size may differ from those behind W0).
-  const double baseline = BaselineFor(w.served > 0 ? w.bytes_sum / w.served : baseline_bytes_);
+  const double baseline = BaselineFor(MeanBytes(w));
 
   if (latency_s &&
       StartProbeIfStale(now, w, duration_s, *latency_s, window_limit, window_max_inflight)) {

@@ -15,7 +15,7 @@ using namespace knee_internal;
 bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duration_s,
                                   double latency_s, int window_limit, int window_max_inflight) {
   // The baseline for this window's accesses (their size may differ from those behind W0).
-  const double baseline = BaselineFor(w.served > 0 ? w.bytes_sum / w.served : baseline_bytes_);
+  const double baseline = BaselineFor(MeanBytes(w));
   const double goodput = w.served / duration_s;
   if ((state_ == State::kTracking || state_ == State::kAppLimited) && typical_latency_s_ &&
       goodput_) {
@@ -27,7 +27,7 @@ bool KneeLimit::StartProbeIfStale(TimePoint now, const Window& w, double duratio
         StartShallowProbe(now, latency_s, /*recheck=*/false);
         probe_reference_served_ = w.served;
         probe_reference_duration_s_ = duration_s;
-        probe_reference_bytes_ = w.served > 0 ? w.bytes_sum / w.served : RecentBytes();
+        probe_reference_bytes_ = MeanBytes(w);
       }
       return true;
     }
@@ -178,7 +178,7 @@ void KneeLimit::CloseProbeWindow(TimePoint now, const Window& w, double duration
                                  std::optional<double> latency_s) {
   if (!latency_s) return;  // Keep probing until an access succeeds.
   const double goodput = w.served / duration_s;
-  const double mean_bytes = w.bytes_sum / w.served;
+  const double mean_bytes = MeanBytes(w);
   const int probe_limit = limit_;
   if (!shallow_probe_) {
     // Only accesses granted under the pinned limit got here: their latency is the baseline.

@@ -37,6 +37,10 @@ double KneeLimit::SizeScale(double from_bytes, double to_bytes) const {
   return from > 0 ? BaselineFor(to_bytes) / from : 1.0;
 }
 
+double KneeLimit::MeanBytes(const Window& w) const {
+  return w.served > 0 ? w.bytes_sum / w.served : RecentBytes();
+}
+
 double KneeLimit::RecentBytes() const {
   return smoothed_served_ > 0 ? smoothed_bytes_ / smoothed_served_ : baseline_bytes_;
 }

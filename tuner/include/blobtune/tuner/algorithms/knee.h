@@ -392,7 +392,9 @@ class KneeLimit final : public LimitAlgorithm {
   // W0(to) / W0(from): what a latency measured on one size would be on the other (1 without
   // a baseline).
   double SizeScale(double from_bytes, double to_bytes) const;
+  // The mean size of the accesses in x, and of those a window served (in x's if none).
   double RecentBytes() const;
+  double MeanBytes(const Window& w) const;
   // Restarts x (and the mean size that goes with it) from one span.
   void RestartGoodput(double served, double duration_s, double mean_bytes);
   // Refusals (knee_loss.cc). The permits an arrival needed, while refusals matter.
