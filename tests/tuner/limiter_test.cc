@@ -134,6 +134,34 @@ TEST_F(LimiterTest, RefusedCountsTheFailedTryAcquiresSinceThePreviousSample) {
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].refused, 2u);
   EXPECT_EQ(samples[1].refused, 0u);
+  // Nor an expiry: without a queue the wait failed at once (RESOURCE_EXHAUSTED).
+  EXPECT_EQ(samples[0].expired, 0u);
+}
+
+TEST_F(LimiterTest, ExpiredCountsTheAcquiresThatTimedOutSinceThePreviousSample) {
+  auto limiter = MakeLimiter(1);
+  std::optional<Permit> held = limiter->TryAcquire();
+  // One waited in the queue until its deadline, one came with its deadline already past;
+  // neither a refused TryAcquire() nor a cancelled wait counts.
+  std::thread waiter([&] { EXPECT_FALSE(limiter->Acquire(clock_.Now() + milliseconds(50)).ok()); });
+  AwaitQueueLength(*limiter, 1);
+  clock_.Advance(milliseconds(50));
+  waiter.join();
+  EXPECT_FALSE(limiter->Acquire(clock_.Now()).ok());
+  EXPECT_FALSE(limiter->TryAcquire());
+  std::stop_source stop;
+  stop.request_stop();
+  EXPECT_EQ(limiter->Acquire(milliseconds(5), stop.get_token()).status().code(),
+            StatusCode::kCancelled);
+  held->Success();
+  std::optional<Permit> next = limiter->TryAcquire();
+  ASSERT_TRUE(next);
+  next->Success();
+  std::vector<Sample> samples = script_->Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].expired, 2u);
+  EXPECT_EQ(samples[0].refused, 1u);
+  EXPECT_EQ(samples[1].expired, 0u);
 }
 
 TEST_F(LimiterTest, DroppedIsSampledAndIgnoredIsNot) {

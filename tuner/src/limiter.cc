@@ -132,12 +132,14 @@ std::optional<Permit> Limiter::TryAcquire() {
     if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
     return MakePermit(inflight, sequence);
   }
-  CountRefusal();
+  CountUp(refused_);
   if (observer_ != nullptr) observer_->OnAcquireFailed(AcquireFailure::kRejected);
   return std::nullopt;
 }
 
 StatusOr<Permit> Limiter::Failure(AcquireFailure why) {
+  // Every acquire that times out, queued or not, ends here once.
+  if (why == AcquireFailure::kTimeout) CountUp(expired_);
   if (observer_ != nullptr) observer_->OnAcquireFailed(why);
   std::string where = " (limit " + std::to_string(limit()) + ", " + std::to_string(inflight()) +
                       " in flight, " + std::to_string(queue_length()) + " waiting)";
@@ -343,17 +345,20 @@ void Limiter::Release(const Permit& permit, PermitOutcome outcome, uint64_t byte
     if (refused_.load(std::memory_order_relaxed) != 0) {
       sample.refused = refused_.exchange(0, std::memory_order_relaxed);
     }
+    if (expired_.load(std::memory_order_relaxed) != 0) {
+      sample.expired = expired_.exchange(0, std::memory_order_relaxed);
+    }
   }
   ReturnSlot();
   if (observer_ != nullptr) observer_->OnReleased(outcome, sampled ? &sample : nullptr);
   if (sampled) RecordSample(sample);
 }
 
-void Limiter::CountRefusal() noexcept {
+void Limiter::CountUp(std::atomic<uint32_t>& count) noexcept {
   // Saturates rather than wraps if no sample takes the count for a long time.
-  uint32_t n = refused_.load(std::memory_order_relaxed);
+  uint32_t n = count.load(std::memory_order_relaxed);
   while (n != std::numeric_limits<uint32_t>::max() &&
-         !refused_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+         !count.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
   }
 }
 

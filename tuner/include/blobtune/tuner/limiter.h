@@ -229,7 +229,8 @@ class Limiter {
   void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) REQUIRES(queue_mu_);
   // Gives a slot back and hands it to the first waiter, if any.
   void ReturnSlot() noexcept;
-  void CountRefusal() noexcept;
+  // Adds one to refused_ or expired_.
+  static void CountUp(std::atomic<uint32_t>& count) noexcept;
   void RecordSample(const Sample& sample) noexcept;
   // REQUIRES: the caller holds algorithm_busy_.
   void ApplySample(const Sample& sample) noexcept;
@@ -262,6 +263,8 @@ class Limiter {
   // Failed TryAcquire() calls since the last sample took them (Sample::refused). Its own line:
   // under overload every failed TryAcquire() writes it, and state_ should not pay for that.
   alignas(64) std::atomic<uint32_t> refused_{0};
+  // Acquires that timed out since the last sample took them (Sample::expired).
+  std::atomic<uint32_t> expired_{0};
 
   // --- Samples. Pushed lock-free by any releasing thread; applied by whichever thread wins
   // algorithm_busy_ (a try-only flag: nobody waits for it).
