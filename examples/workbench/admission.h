@@ -30,6 +30,8 @@ class Admission {
   virtual std::optional<int> TryAdmit() = 0;
   // The client turned an access away for want of a permit (its queue was full).
   virtual void Refuse() = 0;
+  // A queued access reached its deadline before a permit came free: its caller gave up.
+  virtual void Expire() = 0;
   // The access of `ticket` starts now, after its setup (see Permit::RestartTiming).
   virtual void RestartTiming(int ticket) = 0;
   // Ends the access of `ticket` (each ticket exactly once).
@@ -49,6 +51,7 @@ class StaticCap final : public Admission {
     return 0;
   }
   void Refuse() override {}
+  void Expire() override {}
   void RestartTiming(int /*ticket*/) override {}
   void Finish(int /*ticket*/, AccessOutcome /*outcome*/, uint64_t /*bytes*/) override {
     --inflight_;

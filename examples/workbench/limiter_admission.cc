@@ -41,6 +41,11 @@ void LimiterAdmission::Refuse() {
   std::optional<tuner::Permit> unused = limiter_->TryAcquire();
 }
 
+void LimiterAdmission::Expire() {
+  // As in Refuse(): were a permit free, it would go back at once, unused and unsampled.
+  StatusOr<tuner::Permit> unused = limiter_->Acquire(limiter_->clock().Now());
+}
+
 void LimiterAdmission::RestartTiming(int ticket) {
   permits_[static_cast<size_t>(ticket)].RestartTiming();
 }

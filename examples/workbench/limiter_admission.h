@@ -36,6 +36,9 @@ class LimiterAdmission final : public Admission {
   // Asks the limiter once more, which refuses (no permit is free) and counts the refusal for
   // the algorithm (Sample::refused).
   void Refuse() override;
+  // Asks the limiter with a deadline that has passed, which times out (no permit is free) and
+  // counts the expiry for the algorithm (Sample::expired).
+  void Expire() override;
   void RestartTiming(int ticket) override;
   void Finish(int ticket, AccessOutcome outcome, uint64_t bytes) override;
   int limit() const override { return limiter_->limit(); }

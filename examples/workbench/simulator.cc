@@ -378,6 +378,7 @@ void Simulation::OnDeadline(int r, uint32_t generation) {
       });
     }
     if (PhaseStats* phase = PhaseAt(now_)) ++phase->expired;
+    c.admission->Expire();
     JobDone(req.client);
   } else if (req.state == RequestState::kFailing) {
     Settle(r, AccessOutcome::kDropped);  // A hang ends at the deadline.

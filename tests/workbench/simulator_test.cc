@@ -119,6 +119,38 @@ TEST_F(SimulatorTest, SetupReachesTheAlgorithmApartFromTheLatency) {
   }
 }
 
+TEST_F(SimulatorTest, RequestsThatExpireInTheQueueReachTheAlgorithmAsExpired) {
+  // 600/s offered to 4 permits of 10 ms (400/s) with a 20 ms deadline: a third expire
+  // waiting for a permit, and the limiter reports each with the next sample.
+  Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(10.0));
+  w.clients[0].load = ClientSpec::Load::kOpen;
+  w.clients[0].rate_per_s = 600.0;
+  w.clients[0].deadline_ms = 20.0;
+  w.duration_s = 2.0;
+  std::vector<tuner::Sample> samples;
+  SimulationOptions options;
+  options.phase_bounds = {0.0, 2.0};
+  options.make_admission = [&samples](size_t,
+                                      Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
+        LimiterAdmission::Create(std::make_unique<RecordingAlgorithm>(&samples), clock);
+    if (!admission.ok()) return admission.status();
+    return std::unique_ptr<Admission>(*std::move(admission));
+  };
+  StatusOr<SimulationResult> result = Simulate(w, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  uint64_t expired = 0;
+  for (const tuner::Sample& sample : samples) {
+    expired += sample.expired;
+    EXPECT_EQ(sample.refused, 0u);  // These callers wait; none sheds.
+  }
+  const uint64_t expired_in_queue = result->phases[0].expired;
+  EXPECT_GT(expired_in_queue, 300u);
+  // All but those that expire after the last completion.
+  EXPECT_LE(expired, expired_in_queue);
+  EXPECT_GE(expired, expired_in_queue - 10);
+}
+
 TEST_F(SimulatorTest, MM1MeanLatencyMatchesTheory) {
   // M/M/1 with lambda = 50/s and mu = 100/s: mean time in system 1 / (mu - lambda) = 20 ms,
   // mean number in system rho / (1 - rho) = 1.
