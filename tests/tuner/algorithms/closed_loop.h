@@ -11,7 +11,9 @@
 // by one latency per round of `limit` completions. With a jitter j, accesses alternately take
 // (1 - j) and (1 + j) times that (a cv of j); with a gap jitter g, the gaps between a round's
 // completions alternate between (1 - g) and (1 + g) times their mean. RunShared() puts several
-// limiters in front of the same resource.
+// limiters in front of the same resource; set_others(n) keeps n accesses of other clients in
+// flight on it. With set_expired_per_round(n), the first sample of every round of the (first)
+// limiter reports n callers that gave up waiting (Sample::expired).
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <span>
 
 #include "blobtune/tuner/clock.h"
@@ -46,7 +49,7 @@ class ClosedLoop {
     int max_limit = algorithm.limit();
     for (int r = 0; r < rounds; ++r) {
       const int limit = algorithm.limit();
-      const Duration latency = LatencyAt(limit);
+      const Duration latency = LatencyAt(limit + others_);
       for (int i = 0; i < limit; ++i) {
         // Completions spread over the round (or all at its end); each was granted one latency
         // before it ended. The (i + 1)th is i + 1 gaps in, of which (i + 1) % 2 are short.
@@ -58,7 +61,9 @@ class ClosedLoop {
         if (batched_) end = now_ + latency;
         const double factor = i % 2 == 0 ? 1 - jitter_ : 1 + jitter_;
         const Duration taken = std::chrono::duration_cast<Duration>(latency * factor);
-        algorithm.Update(Success(end - taken, taken, limit));
+        Sample sample = Success(end - taken, taken, limit);
+        if (i == 0) sample.expired = expired_per_round_;
+        algorithm.Update(sample);
         max_limit = std::max(max_limit, algorithm.limit());
       }
       now_ += latency;
@@ -86,7 +91,9 @@ class ClosedLoop {
         const int limit = algorithms[a]->limit();
         for (int i = 0; i < limit; ++i) {
           const Duration end = batched_ ? now_ + latency : now_ + latency * (i + 1) / limit;
-          algorithms[a]->Update(Success(end - latency, latency, limit));
+          Sample sample = Success(end - latency, latency, limit);
+          if (a == 0 && i == 0) sample.expired = expired_per_round_;
+          algorithms[a]->Update(sample);
         }
       }
       now_ += latency;
@@ -99,6 +106,8 @@ class ClosedLoop {
   void set_jitter(double jitter) { jitter_ = jitter; }
   void set_gap_jitter(double gap_jitter) { gap_jitter_ = gap_jitter; }
   void set_batched(bool batched) { batched_ = batched; }
+  void set_expired_per_round(uint32_t expired) { expired_per_round_ = expired; }
+  void set_others(int others) { others_ = others; }
   Duration now() const { return now_; }
 
  private:
@@ -108,6 +117,8 @@ class ClosedLoop {
   bool batched_ = false;
   double jitter_ = 0;
   double gap_jitter_ = 0;
+  uint32_t expired_per_round_ = 0;
+  int others_ = 0;
   Duration now_ = std::chrono::seconds(1);
 };
 

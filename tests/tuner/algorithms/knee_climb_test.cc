@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/algorithms/fixed.h"
 #include "blobtune/tuner/algorithms/knee.h"
 #include "closed_loop.h"
 
@@ -187,6 +188,63 @@ TEST(KneeClimbTest, LimitersSharingABatchStopClimbingAndShareEvenly) {
       EXPECT_LE(highest, 1.15 * lowest);
     }
   }
+}
+
+// A resource of 4 ms at no load and 1 ms per access in flight (1,000/s: a knee at 4), with
+// latency that varies (cv 0.3), measured by knee alone, after which other clients come to keep
+// `others` accesses in flight on it, one more every 10 rounds (gradually: no sudden slowdown).
+// Then 600 rounds with `expired` callers giving up per round; returns the limits of the last
+// 100.
+std::vector<int> LimitsBesideOthers(KneeLimit& knee, int others, uint32_t expired,
+                                    bool* saw_climbing) {
+  ClosedLoop loop(4ms, 1ms);
+  loop.set_jitter(0.3);
+  loop.Run(knee, 300);
+  for (int n = 1; n <= others; ++n) {
+    loop.set_others(n);
+    loop.Run(knee, 10);
+  }
+  loop.set_expired_per_round(expired);
+  std::vector<int> limits;
+  *saw_climbing = false;
+  for (int i = 0; i < 600; ++i) {
+    loop.Run(knee, 1);
+    if (i >= 500) limits.push_back(knee.limit());
+    *saw_climbing = *saw_climbing || knee.estimates().state == "climbing";
+  }
+  return limits;
+}
+
+TEST(KneeClimbTest, ClimbsWhereCallersGiveUpWhileOthersQueue) {
+  // Beside ten others, knee's target is about 2 (W0 = 4 ms, W = 12 ms: B = 0.67, h = 1.4), and
+  // its goodput 2 / 12 ms = 167/s. Callers that give up (a third of the arrivals) allow a
+  // trial, since 12 ms > 2 * W0 (others queue: our own two cannot take that long), and 3 serves
+  // 3 / 13 ms = 231/s: the trial keeps it. At 3 the latency (13 ms on average, 11.7 in the
+  // windows of an odd count) no longer exceeds 3 * W0: no trial to 4.
+  bool saw_climbing = false;
+  KneeLimit without = KneeLimit::Create({}).value();
+  for (int limit : LimitsBesideOthers(without, 10, 0, &saw_climbing)) EXPECT_EQ(limit, 2);
+  EXPECT_FALSE(saw_climbing);
+  KneeLimit with = KneeLimit::Create({}).value();
+  for (int limit : LimitsBesideOthers(with, 10, 1, &saw_climbing)) EXPECT_EQ(limit, 3);
+  EXPECT_TRUE(saw_climbing);
+  // Climb::kNever turns it off.
+  KneeLimit never = KneeLimit::Create({.climb = Climb::kNever}).value();
+  for (int limit : LimitsBesideOthers(never, 10, 1, &saw_climbing)) EXPECT_EQ(limit, 2);
+  EXPECT_FALSE(saw_climbing);
+}
+
+TEST(KneeClimbTest, CallersThatGiveUpOnAResourceOfOurOwnStartNoTrial) {
+  // Alone on the resource, latency never exceeds limit * W0 (each of our accesses is served
+  // within W0): however many callers give up, a higher limit would only queue.
+  bool saw_climbing = false;
+  KneeLimit without = KneeLimit::Create({}).value();
+  const std::vector<int> limits = LimitsBesideOthers(without, 0, 0, &saw_climbing);
+  KneeLimit with = KneeLimit::Create({}).value();
+  EXPECT_EQ(LimitsBesideOthers(with, 0, 5, &saw_climbing), limits);
+  EXPECT_FALSE(saw_climbing);
+  EXPECT_GE(limits.back(), 5);
+  EXPECT_LE(limits.back(), 8);
 }
 
 TEST(KneeClimbTest, RegistryTakesTheOptionAsZeroOneOrTwo) {

@@ -125,6 +125,7 @@ void KneeLimit::AddToWindow(const Sample& sample) {
   window_max_inflight_ = std::max(window_max_inflight_, sample.inflight);
   window_.setup_sum_s += weight * std::max(0.0, Seconds(sample.setup));
   window_.refused += sample.refused;
+  window_.expired += sample.expired;
   CountArrival(sample, weight);
   CountCompletionGap(sample);
   if (sample.inflight >= limit_) window_.limit_reached = true;
@@ -242,6 +243,7 @@ void KneeLimit::CloseWindow(TimePoint now) {
   const double setup_holding = w.setup_sum_s / duration_s;
   // Where callers shed, refused demand binds the limit however idle its permits were.
   const bool refusing = CountRefusals(w, window_limit);
+  CountExpiries(w);
   const bool limit_binds =
       loss_mode_ || (w.limit_reached && latency_s &&
                      goodput * *latency_s + setup_holding >= kBusyFraction * window_limit);

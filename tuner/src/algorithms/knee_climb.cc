@@ -65,7 +65,7 @@ bool KneeLimit::CompletionsBatched() const {
 
 bool KneeLimit::ClimbAllowed() const {
   return options_.climb == Options::Climb::kAlways ||
-         (options_.climb == Options::Climb::kWhenBatched && CompletionsBatched());
+         (options_.climb == Options::Climb::kWhenBatched && (CompletionsBatched() || expiring_));
 }
 
 void KneeLimit::ShareClimb() {
@@ -117,6 +117,13 @@ bool KneeLimit::HoldForClimb(const Window& w, double duration_s, double latency_
   }
   if (climb_phase_ == ClimbPhase::kIdle) {
     if (--climb_countdown_ > 0) return false;
+    // Allowed for expiries alone: only where others queue on the resource (more latency than
+    // our own accesses, each served within W0, explain); see "Expiries" in knee.h.
+    if (options_.climb == Options::Climb::kWhenBatched && !CompletionsBatched() &&
+        latency_s < window_limit * BaselineFor(MeanBytes(w))) {
+      climb_countdown_ = 1;
+      return false;
+    }
     // Hold the limit and measure it: the reference span.
     climb_phase_ = ClimbPhase::kReference;
     climb_from_ = limit_;

@@ -215,6 +215,8 @@ inline double Seconds(Duration d) { return std::chrono::duration<double>(d).coun
 // permits (1 - p) / p are known within 5%; with 1000 arrivals `idle_then_burst` swung out of
 // its band on all three seeds, with 4000 its p99 ratio was 1.33 on seed 7. Loss mode ends when
 // the refused fraction falls below kLossEndFraction of the allowance over at least half that.
+// Expiries (Sample::expired, see knee.h) are counted against the same allowance, significance
+// and memory: the oracle allows L* to leave 3% of the goodput unserved either way.
 constexpr double kRefusedFraction = 0.03;
 constexpr double kRefusalZ = 2.0;
 constexpr double kLossMemory = 2000;

@@ -1,6 +1,7 @@
-// The knee algorithm's refusals (see "Refusals" in knee.h): where callers shed instead of
-// waiting, demand the limit turns away is lost, and the limit is set from the refused fraction
-// instead of Little's law alone. The windows and the control law are in knee.cc.
+// The knee algorithm's lost demand (see "Refusals" and "Expiries" in knee.h): where callers
+// shed instead of waiting, demand the limit turns away is lost, and the limit is set from the
+// refused fraction instead of Little's law alone; where callers that wait give up, a higher
+// limit may serve them. The windows and the control law are in knee.cc.
 #include <algorithm>
 #include <cmath>
 
@@ -10,6 +11,35 @@
 namespace blobtune::tuner {
 
 using namespace knee_internal;
+
+namespace {
+
+// Adds a window's counts to recent ones that forget at the rate of kLossMemory arrivals.
+// Returns the factor the recent counts were scaled by (1 if none).
+double AddRecent(double lost, double arrivals, double& recent_lost, double& recent_arrivals) {
+  recent_lost += lost;
+  recent_arrivals += arrivals;
+  if (recent_arrivals <= kLossMemory) return 1;
+  const double forget = kLossMemory / recent_arrivals;
+  recent_lost *= forget;
+  recent_arrivals *= forget;
+  return forget;
+}
+
+// More lost than kRefusedFraction of the arrivals by kRefusalZ standard errors (binomial).
+bool SignificantlyMany(double lost, double arrivals) {
+  const double allowed = kRefusedFraction * arrivals;
+  return lost > allowed + kRefusalZ * std::sqrt(allowed);
+}
+
+// Recent losses that no longer matter: below kLossEndFraction of the allowance over at least
+// half the memory.
+bool NegligiblyFew(double recent_lost, double recent_arrivals) {
+  return recent_arrivals >= 0.5 * kLossMemory &&
+         recent_lost < kLossEndFraction * kRefusedFraction * recent_arrivals;
+}
+
+}  // namespace
 
 void KneeLimit::CountArrival(const Sample& sample, double weight) {
   // From the first refusal on (before it, nobody sheds), until loss mode ends.
@@ -34,23 +64,24 @@ bool KneeLimit::CountRefusals(const Window& w, int window_limit) {
   }
   limit_refused_ += w.refused;
   limit_arrivals_ += arrivals;
-  recent_refused_ += w.refused;
-  recent_arrivals_ += arrivals;
-  if (recent_arrivals_ > kLossMemory) {
-    const double forget = kLossMemory / recent_arrivals_;
-    recent_refused_ *= forget;
-    recent_arrivals_ *= forget;
+  const double forget = AddRecent(w.refused, arrivals, recent_refused_, recent_arrivals_);
+  if (forget < 1) {
     for (double& n : demand_) n *= forget;
   }
-  const double allowed = kRefusedFraction * limit_arrivals_;
-  const bool refusing = limit_refused_ > allowed + kRefusalZ * std::sqrt(allowed);
+  const bool refusing = SignificantlyMany(limit_refused_, limit_arrivals_);
   if (refusing) loss_mode_ = true;
-  if (loss_mode_ && recent_arrivals_ >= 0.5 * kLossMemory &&
-      recent_refused_ < kLossEndFraction * kRefusedFraction * recent_arrivals_) {
+  if (loss_mode_ && NegligiblyFew(recent_refused_, recent_arrivals_)) {
     loss_mode_ = false;
     demand_.clear();
   }
   return refusing;
+}
+
+void KneeLimit::CountExpiries(const Window& w) {
+  AddRecent(w.expired, w.expired + w.served + w.slow_drops + w.fast_drops, recent_expired_,
+            recent_waiting_arrivals_);
+  if (SignificantlyMany(recent_expired_, recent_waiting_arrivals_)) expiring_ = true;
+  if (expiring_ && NegligiblyFew(recent_expired_, recent_waiting_arrivals_)) expiring_ = false;
 }
 
 double KneeLimit::LossTarget(double goodput) const {

@@ -121,13 +121,13 @@
 // (batched: over 35% of the gaps below 0.05 / x, on average over windows of >= 8 gaps;
 // independent completions have about 5%; or over 20% below 0.005 / x on a slow average, weight
 // 0.02, as when several limiters share the batches). By default (kWhenBatched) the climb runs
-// while completions are batched. While tracking with a binding limit, a trial holds the limit L for
-// a reference span, then moves it by a step s = max(1, round(0.25 * L)) for a trial span (one
-// window in between to settle); each span is 8 blocks of max(32, 4 * L) accesses. The higher of
-// the two limits is kept only if its goodput is higher by at least 1.5%, and for a step up also
-// by at least two standard errors of the difference (from the spread of the blocks' rates), so
-// that noise cannot carry the limit up, nor wear a real climb away. The limit then stays where
-// the trial left it:
+// while completions are batched (or callers give up waiting: see "Expiries"). While tracking with a
+// binding limit, a trial holds the limit L for a reference span, then moves it by a step s = max(1,
+// round(0.25 * L)) for a trial span (one window in between to settle); each span is 8 blocks of
+// max(32, 4 * L) accesses. The higher of the two limits is kept only if its goodput is higher by at
+// least 1.5%, and for a step up also by at least two standard errors of the difference (from the
+// spread of the blocks' rates), so that noise cannot carry the limit up, nor wear a real climb
+// away. The limit then stays where the trial left it:
 //   c   = max(0, L_kept - target(x_kept))   the climb, added to every later target
 // (x restarts from the kept span's goodput). A step up that paid off is followed at once by
 // the next one; otherwise the next trial waits 16 windows, doubling to 512, and goes down
@@ -177,6 +177,19 @@
 //       are fewer than a by two standard errors. So the limit rises while it refuses more than
 //       a, falls where the demand needs less, and a saturated resource caps it. (A caller that
 //       polls TryAcquire() counts every failed poll: p near 1 keeps the target near the knee.)
+//
+// Expiries. Callers that wait (Acquire) and give up at their deadline (Sample::expired) lost
+// demand too, but a queue keeps every permit busy, so the limit binds and Little's law holds:
+// nothing above says whether more permits would serve them. Where the resource is ours alone,
+// they would not (it is saturated, or the target grows by itself); where other clients queue
+// on it, ours takes its share with its limit, and a client whose target rounds a little lower
+// than the others' (its allowance differs with its own arrivals) starves: an open-loop client
+// at 2 beside two batch clients at 3 and 4 served 227 of its 300 requests a second. So while
+// expiries exceed 3% of the arrivals of callers that wait by two standard errors (over the last
+// 2000, until they fall below a quarter of that, as for refusals), the throughput climb may run
+// as if completions came in batches, but a trial starts only from a window whose latency
+// exceeds limit * W0 (more than our own accesses, each served within W0, can explain): its
+// higher limit then stays only if its goodput confirms it. Climb::kNever turns this off too.
 //
 // States (estimates().state): "startup" (no window yet), "growing" (slow start), "tracking",
 // "app_limited", "probing" (any of the three probes), "climbing" (a throughput trial).
@@ -258,7 +271,8 @@ class KneeLimit final : public LimitAlgorithm {
     // REQUIRES: 0 <= growth_tolerance <= 10.
     double growth_tolerance = 0.1;
     // When to climb past the knee while goodput confirms each step (see "Throughput climb"
-    // above): never, while completions come in batches, or always. Default: kWhenBatched.
+    // above): never, while completions come in batches (or callers give up waiting, see
+    // "Expiries"), or always. Default: kWhenBatched.
     enum class Climb { kNever, kWhenBatched, kAlways };
     Climb climb = Climb::kWhenBatched;
 
@@ -321,6 +335,7 @@ class KneeLimit final : public LimitAlgorithm {
     double fast_drops = 0;
     double setup_sum_s = 0;  // Every sample's setup (Sample::setup).
     double refused = 0;      // Sample::refused.
+    double expired = 0;      // Sample::expired.
     double gaps = 0;         // Between the ends of consecutive single-weight samples.
     double short_gaps = 0;   // Of those, far shorter than the mean gap (see knee_climb.cc).
     // Of those, shorter still: the two finished together.
@@ -360,7 +375,7 @@ class KneeLimit final : public LimitAlgorithm {
   // The throughput climb (knee_climb.cc). Returns true while a trial holds the limit; the
   // control law then skips the window.
   bool HoldForClimb(const Window& w, double duration_s, double latency_s, int window_limit);
-  // The climb may run (Options::climb, and completions that come in batches).
+  // The climb may run (Options::climb, and completions that come in batches or expiries).
   bool ClimbAllowed() const;
   // Other limiters climb on the same resource: no more trials (see "shared" above).
   void ShareClimb();
@@ -406,6 +421,8 @@ class KneeLimit final : public LimitAlgorithm {
   double LossTarget(double goodput) const;
   // The least limit that would have refused significantly fewer than kRefusedFraction.
   double DemandQuantile() const;
+  // Expiries (knee_loss.cc): updates the counts and expiring_.
+  void CountExpiries(const Window& w);
 
   Options options_;
   int limit_;
@@ -485,6 +502,11 @@ class KneeLimit final : public LimitAlgorithm {
   double recent_refused_ = 0;
   double recent_arrivals_ = 0;
   std::vector<double> demand_;  // Recent arrivals by the permits they needed (loss mode).
+  // Expiries: recent arrivals of callers that wait, those of them that gave up, and whether
+  // that is significant (see "Expiries" above).
+  double recent_expired_ = 0;
+  double recent_waiting_arrivals_ = 0;
+  bool expiring_ = false;
 };
 
 }  // namespace blobtune::tuner
