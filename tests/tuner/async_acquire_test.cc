@@ -125,6 +125,10 @@ TEST_F(AsyncAcquireTest, AfterATimeoutTheWaitIsShortened) {
   held->Success();
   while (!patient) io_.run_one();
   EXPECT_TRUE(patient->ok()) << patient->status();
+  // Both timeouts reach the algorithm with the next sample, the shortened one too.
+  std::vector<Sample> samples = script_->Samples();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].expired, 2u);
 }
 
 TEST_F(AsyncAcquireTest, AStopRequestCancelsTheWait) {
