@@ -219,14 +219,18 @@ TEST(KneeClimbTest, ClimbsWhereCallersGiveUpWhileOthersQueue) {
   // Beside ten others, knee's target is about 2 (W0 = 4 ms, W = 12 ms: B = 0.67, h = 1.4), and
   // its goodput 2 / 12 ms = 167/s. Callers that give up (a third of the arrivals) allow a
   // trial, since 12 ms > 2 * W0 (others queue: our own two cannot take that long), and 3 serves
-  // 3 / 13 ms = 231/s: the trial keeps it. At 3 the latency (13 ms on average, 11.7 in the
-  // windows of an odd count) no longer exceeds 3 * W0: no trial to 4.
+  // 3 / 13 ms = 231/s: the trial keeps it. A trial starts only while latency exceeds
+  // limit * W0, which it cannot at 4 (14 ms < 16 ms): the climb ends at 3 or 4. (At 3 here: the
+  // loop's alternating jitter reads 13 ms as 11.7 over rounds of three, below 3 * W0.)
   bool saw_climbing = false;
   KneeLimit without = KneeLimit::Create({}).value();
   for (int limit : LimitsBesideOthers(without, 10, 0, &saw_climbing)) EXPECT_EQ(limit, 2);
   EXPECT_FALSE(saw_climbing);
   KneeLimit with = KneeLimit::Create({}).value();
-  for (int limit : LimitsBesideOthers(with, 10, 1, &saw_climbing)) EXPECT_EQ(limit, 3);
+  for (int limit : LimitsBesideOthers(with, 10, 1, &saw_climbing)) {
+    EXPECT_GE(limit, 3);
+    EXPECT_LE(limit, 4);
+  }
   EXPECT_TRUE(saw_climbing);
   // Climb::kNever turns it off.
   KneeLimit never = KneeLimit::Create({.climb = Climb::kNever}).value();

@@ -36,9 +36,9 @@ struct Sample {
   // most permits sit idle (a permit freed by a completion waits for the next arrival). Failed
   // waits (Acquire) do not count: a queue refills freed permits at once.
   uint32_t refused = 0;
-  // Acquire() calls that ended in DEADLINE_EXCEEDED since the previous sample: callers that
-  // waited for a permit until their deadline (or the overload wait) and gave up. Demand the
-  // limit did not serve in time, from callers that queue.
+  // Acquires (Acquire(), AsyncAcquire) that ended in DEADLINE_EXCEEDED since the previous
+  // sample: callers that waited for a permit until their deadline (or the overload wait) and
+  // gave up. Demand the limit did not serve in time, from callers that queue.
   uint32_t expired = 0;
   // How many finished accesses this sample stands for. 1 unless the limiter times only one in
   // `weight` permits because the completion rate is very high (see LimiterOptions); the sample
