@@ -11,9 +11,9 @@
 // by one latency per round of `limit` completions. With a jitter j, accesses alternately take
 // (1 - j) and (1 + j) times that (a cv of j); with a gap jitter g, the gaps between a round's
 // completions alternate between (1 - g) and (1 + g) times their mean. RunShared() puts several
-// limiters in front of the same resource; set_others(n) keeps n accesses of other clients in
-// flight on it. With set_expired_per_round(n), the first sample of every round of the (first)
-// limiter reports n callers that gave up waiting (Sample::expired).
+// limiters in front of the same resource. In Run(), set_others(n) keeps n accesses of other
+// clients in flight on the resource too, and set_expired_per_round(n) makes the first sample of
+// every round report n callers that gave up waiting (Sample::expired).
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -91,9 +91,7 @@ class ClosedLoop {
         const int limit = algorithms[a]->limit();
         for (int i = 0; i < limit; ++i) {
           const Duration end = batched_ ? now_ + latency : now_ + latency * (i + 1) / limit;
-          Sample sample = Success(end - latency, latency, limit);
-          if (a == 0 && i == 0) sample.expired = expired_per_round_;
-          algorithms[a]->Update(sample);
+          algorithms[a]->Update(Success(end - latency, latency, limit));
         }
       }
       now_ += latency;
