@@ -26,6 +26,15 @@ BenchReport RunKneeAndGradient(const std::string& workload) {
   return report.ok() ? *std::move(report) : BenchReport{};
 }
 
+// knee alone on one workload, with the workload's seed or another.
+StatusOr<BenchReport> RunKnee(const std::string& workload, std::optional<uint64_t> seed) {
+  BenchOptions options;
+  options.workload_files = {kWorkloads + "/" + workload + ".json"};
+  options.algorithms = {"knee"};
+  options.seed = seed;
+  return RunBench(options);
+}
+
 TEST(KneeBenchTest, SitsAtTheKneeOfTheDeliveryModel) {
   const BenchReport report = RunKneeAndGradient("delivery_model");
   ASSERT_EQ(report.workloads.size(), 1u);
@@ -71,11 +80,7 @@ TEST(KneeBenchTest, SharesOnePlantFairlyAmongThreeClients) {
   // and 0.82 with the workload's seed, 7 and 8; from up to 96, 1.00, 0.99 and 0.995.
   for (const std::optional<uint64_t> seed : {std::optional<uint64_t>(), std::optional<uint64_t>(7),
                                              std::optional<uint64_t>(8)}) {
-    BenchOptions options;
-    options.workload_files = {kWorkloads + "/multi_client.json"};
-    options.algorithms = {"knee"};
-    options.seed = seed;
-    StatusOr<BenchReport> report = RunBench(options);
+    StatusOr<BenchReport> report = RunKnee("multi_client", seed);
     ASSERT_TRUE(report.ok()) << report.status();
     const Score& knee = report->workloads[0].runs[0].score;
     ASSERT_TRUE(knee.fairness.has_value());
@@ -92,11 +97,7 @@ TEST(KneeBenchTest, ServesAnOpenLoopClientWhoseCallersGiveUpWaiting) {
   int met = 0;
   std::string missed;
   for (const uint64_t seed : {11, 12, 16, 24, 30, 34, 36}) {
-    BenchOptions options;
-    options.workload_files = {kWorkloads + "/multi_client.json"};
-    options.algorithms = {"knee"};
-    options.seed = seed;
-    StatusOr<BenchReport> report = RunBench(options);
+    StatusOr<BenchReport> report = RunKnee("multi_client", seed);
     ASSERT_TRUE(report.ok()) << report.status();
     const Score& knee = report->workloads[0].runs[0].score;
     ASSERT_TRUE(knee.fairness.has_value());
@@ -220,11 +221,7 @@ TEST(KneeBenchTest, TellsLargerBlobsFromALongerRoundTrip) {
 
 TEST(KneeBenchTest, DoesNotCollapseWhenDeadlinesExpireInItsOwnQueue) {
   // With seed 8, counting only goodput once drove the limit down to 1% of X*.
-  BenchOptions options;
-  options.workload_files = {kWorkloads + "/hangs_until_deadline.json"};
-  options.algorithms = {"knee"};
-  options.seed = 8;
-  StatusOr<BenchReport> report = RunBench(options);
+  StatusOr<BenchReport> report = RunKnee("hangs_until_deadline", 8);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_GE(report->workloads[0].runs[0].score.throughput_ratio, 0.95);
 }

@@ -96,21 +96,25 @@ class RecordingAlgorithm final : public tuner::LimitAlgorithm {
   std::vector<tuner::Sample>* samples_;
 };
 
+// One phase over `bounds`, every client behind the real limiter with a RecordingAlgorithm.
+SimulationOptions Recording(std::vector<tuner::Sample>* samples, std::vector<double> bounds) {
+  SimulationOptions options;
+  options.phase_bounds = std::move(bounds);
+  options.make_admission = [samples](size_t, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
+        LimiterAdmission::Create(std::make_unique<RecordingAlgorithm>(samples), clock);
+    if (!admission.ok()) return admission.status();
+    return std::unique_ptr<Admission>(*std::move(admission));
+  };
+  return options;
+}
+
 TEST_F(SimulatorTest, SetupReachesTheAlgorithmApartFromTheLatency) {
   Workload w = OneStage(StageSpec::Kind::kDelay, Distribution::Constant(2.0));
   w.clients[0].concurrency = 8;
   w.clients[0].setup_ms = Distribution::Constant(8.0);
   std::vector<tuner::Sample> samples;
-  SimulationOptions options;
-  options.phase_bounds = {0.0, 1.0};
-  options.make_admission = [&samples](size_t,
-                                      Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
-    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
-        LimiterAdmission::Create(std::make_unique<RecordingAlgorithm>(&samples), clock);
-    if (!admission.ok()) return admission.status();
-    return std::unique_ptr<Admission>(*std::move(admission));
-  };
-  StatusOr<SimulationResult> result = Simulate(w, options);
+  StatusOr<SimulationResult> result = Simulate(w, Recording(&samples, {0.0, 1.0}));
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_GE(samples.size(), 100u);  // 4 permits, one per 10 ms each, for a second.
   for (const tuner::Sample& sample : samples) {
@@ -128,16 +132,7 @@ TEST_F(SimulatorTest, RequestsThatExpireInTheQueueReachTheAlgorithmAsExpired) {
   w.clients[0].deadline_ms = 20.0;
   w.duration_s = 2.0;
   std::vector<tuner::Sample> samples;
-  SimulationOptions options;
-  options.phase_bounds = {0.0, 2.0};
-  options.make_admission = [&samples](size_t,
-                                      Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
-    StatusOr<std::unique_ptr<LimiterAdmission>> admission =
-        LimiterAdmission::Create(std::make_unique<RecordingAlgorithm>(&samples), clock);
-    if (!admission.ok()) return admission.status();
-    return std::unique_ptr<Admission>(*std::move(admission));
-  };
-  StatusOr<SimulationResult> result = Simulate(w, options);
+  StatusOr<SimulationResult> result = Simulate(w, Recording(&samples, {0.0, 2.0}));
   ASSERT_TRUE(result.ok()) << result.status();
   uint64_t expired = 0;
   for (const tuner::Sample& sample : samples) {
