@@ -58,15 +58,24 @@ TEST(KneeClimbTest, ClimbsWhileGoodputConfirmsEachStep) {
   ASSERT_EQ(knee.estimates().state, "tracking");
   ASSERT_LE(knee.limit(), 20);
   bool saw_climbing = false;
+  bool saw_half_step = false;
   int previous = knee.limit();
-  for (int i = 0; i < 400; ++i) {
-    loop.Run(knee, 10);
-    saw_climbing = saw_climbing || knee.estimates().state == "climbing";
-    // A trial moves the limit by a quarter of it (rounded), the control law by a tenth.
-    EXPECT_LE(knee.limit(), previous + std::max(1, (previous + 2) / 4) + previous / 10 + 1);
+  for (int i = 0; i < 4000; ++i) {
+    const bool was_climbing = knee.estimates().state == "climbing";
+    loop.Run(knee, 1);
+    const bool climbing = knee.estimates().state == "climbing";
+    saw_climbing = saw_climbing || climbing;
+    // A trial moves the limit by a quarter of it (rounded), or by half after a step that gained
+    // 10% (16 -> 20 gains 21% here, and steps of half keep gaining 10% up to 267); the control
+    // law by a tenth.
+    EXPECT_LE(knee.limit(), previous + std::max(1, (previous + 1) / 2) + previous / 10 + 1);
+    if (was_climbing && climbing && previous >= 16) {
+      saw_half_step = saw_half_step || knee.limit() - previous >= previous * 2 / 5;
+    }
     previous = knee.limit();
   }
   EXPECT_TRUE(saw_climbing);
+  EXPECT_TRUE(saw_half_step);
   // Each step of 25% pays at least 1.5% up to 1,253: the limit climbs from 16 to the ceiling
   // (400; the last step, 364 -> 400, pays 1.98%) and holds near it between trials.
   for (int i = 0; i < 100; ++i) {

@@ -150,7 +150,9 @@ bool KneeLimit::HoldForClimb(const Window& w, double duration_s, double latency_
 }
 
 void KneeLimit::StartClimbTrial() {
-  const int step = std::max(1, static_cast<int>(std::lround(kClimbStep * climb_from_)));
+  const bool fast = climb_up_ && last_climb_gain_ >= kClimbFastGain && CompletionsBatched();
+  const double fraction = fast ? kClimbFastStep : kClimbStep;
+  const int step = std::max(1, static_cast<int>(std::lround(fraction * climb_from_)));
   // Down only as far as the climb reaches: below it is the control law's business.
   const int lowest = std::max(options_.min_limit, climb_from_ - static_cast<int>(climb_));
   const int to = climb_up_ ? std::min(options_.max_limit, climb_from_ + step)
@@ -177,10 +179,12 @@ void KneeLimit::FinishClimbTrial() {
   // not carry the limit up). A step back down keeps the climb unless the lower limit does
   // about as well: demanding significance there too would let noise wear a real climb away.
   bool keep_high = false;
+  last_climb_gain_ = 0;
   if (low.Rate() > 0) {
     const double advantage = high.Rate() / low.Rate() - 1;
     const double error = std::hypot(high.StandardError(), low.StandardError()) / low.Rate();
     keep_high = advantage >= kClimbMinGain && (!up || advantage >= kClimbSignificance * error);
+    if (up && keep_high) last_climb_gain_ = advantage;
   }
   const RateBlocks& kept = keep_high ? high : low;
   limit_ = keep_high ? std::max(climb_from_, climb_to_) : std::min(climb_from_, climb_to_);
@@ -207,6 +211,7 @@ void KneeLimit::EndClimb(bool forget) {
   climb_phase_ = ClimbPhase::kIdle;
   if (!forget) return;
   climb_ = 0;
+  last_climb_gain_ = 0;
   climb_shared_ = false;
   climb_cut_countdown_ = 0;
   climb_up_ = true;
