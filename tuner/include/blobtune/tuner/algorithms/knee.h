@@ -131,17 +131,17 @@
 //   c   = max(0, L_kept - target(x_kept))   the climb, added to every later target
 // (x restarts from the kept span's goodput). A step up that paid off is followed at once by
 // the next one, of s = max(1, round(0.5 * L)) if it gained 10% or more while completions come
-// in batches (far below the batch's peak: faster there); otherwise the next trial waits 16 windows,
-// doubling to 512, and goes down (towards the knee, never below L - c) while c > 0. A probe that
-// finds the knee moved (the deep probe; a shallow one that finds a longer round trip or a faster
-// resource) forgets c, as do slow start after an app-limited spell and completions that stop coming
-// in batches; a limit that stops binding ends a trial. Clients that share one resource through
-// limiters of their own cannot tell the climb's gain from taking each other's share: raising one's
-// limit on a saturated resource shared with n - 1 others raises one's goodput by nearly a 1 - 1/n
-// fraction of the step, more than group commit gives near its peak, so each would keep climbing.
-// Batched completions rule that out for resources that do not batch (a FIFO server, a disk). For a
-// batching resource that several limiters feed, the latency they all see ends it (docs/TUNING.md
-// has the measurements):
+// in batches (far below the batch's peak: faster there); otherwise the next trial waits 16
+// windows, doubling to 512, and goes down (towards the knee, never below L - c) while c > 0. A
+// probe that finds the knee moved (the deep probe; a shallow one that finds a longer round trip
+// or a faster resource) forgets c, as do slow start after an app-limited spell and completions
+// that stop coming in batches; a limit that stops binding ends a trial.
+// Clients that share one resource through limiters of their own cannot tell the climb's gain
+// from taking each other's share: raising one's limit on a saturated resource shared with
+// n - 1 others raises one's goodput by nearly a 1 - 1/n fraction of the step, more than group
+// commit gives near its peak, so each would keep climbing. Batched completions rule that out
+// for resources that do not batch (a FIFO server, a disk). For a batching resource that
+// several limiters feed, the latency they all see ends it (docs/TUNING.md has the measurements):
 //   cap:      a climb ends where W > 9 * W0: the climb turns shared, whoever's accesses took
 //             W there (a limiter cannot tell its own step from the others' when they step
 //             together). So does W > limit * W0 (more than our own accesses, each served within
