@@ -74,6 +74,30 @@ TEST(KneeBenchTest, CoversThePermitsHeldInSlowUploads) {
   EXPECT_LT(knee.regret, gradient.regret);  // gradient sees only the store: throughput 0.59.
 }
 
+TEST(KneeBenchTest, TellsAWriterThatLostCapacityBehindSlowUploads) {
+  // At 30 s the writer's commit takes twice as long (L* 72 -> 39). The slowdown probe halves
+  // the limit; on these seeds its first accesses queued at the writer behind earlier ones still
+  // uploading when it began, read the old latency ("the round trip grew": W0 from 0.7 to about
+  // 47 ms), and the limit stayed near 75 for the rest of the run (p99 ratio 1.17-1.23, never
+  // back in the band). The probe now waits for those to finish, and the permits held in uploads
+  // follow the restarted goodput: back in the band within a few round trips.
+  int met = 0;
+  std::string missed;
+  for (const uint64_t seed : {52, 58, 62, 100, 144}) {
+    StatusOr<BenchReport> report = RunKnee("slow_uploads", seed);
+    ASSERT_TRUE(report.ok()) << report.status();
+    const Score& knee = report->workloads[0].runs[0].score;
+    if (knee.recovery_rtts.has_value() && *knee.recovery_rtts <= 30 && knee.p99_ratio <= 1.25) {
+      ++met;
+    } else {
+      missed += " seed " + std::to_string(seed) + ": p99 ratio " + std::to_string(knee.p99_ratio) +
+                ", recovery " +
+                (knee.recovery_rtts ? std::to_string(*knee.recovery_rtts) : "never") + ";";
+    }
+  }
+  EXPECT_GE(met, 4) << missed;
+}
+
 TEST(KneeBenchTest, SharesOnePlantFairlyAmongThreeClients) {
   // Each client's share goes with its first baseline cubed, and none can measure it again
   // once the others queue: with the first baseline from 8 accesses, fairness was 0.93, 0.77

@@ -103,7 +103,16 @@ int KneeLimit::MinWindowSamples() const {
 }
 
 int KneeLimit::Update(const Sample& sample) {
-  // A probe measures only accesses granted under the pinned limit.
+  // A probe measures only accesses granted under the pinned limit (and, while it drains, none).
+  if (state_ == State::kProbing && probe_draining_ > 0) {
+    if (sample.start < probe_epoch_) --probe_draining_;
+    if (probe_draining_ == 0 || sample.end() >= probe_drain_deadline_) {
+      probe_draining_ = 0;
+      probe_epoch_ = sample.end();
+      window_ = Window{.open_at = probe_epoch_, .open = true};
+    }
+    return limit_;
+  }
   if (state_ == State::kProbing && sample.start < probe_epoch_) return limit_;
   AddToWindow(sample);
   const TimePoint now = sample.end();
@@ -394,11 +403,8 @@ std::optional<double> KneeLimit::knee() const noexcept {
 
 AlgorithmEstimates KneeLimit::estimates() const {
   AlgorithmEstimates estimates;
-  auto to_duration = [](double s) {
-    return std::chrono::round<Duration>(std::chrono::duration<double>(s));
-  };
-  if (baseline_s_) estimates.baseline_latency = to_duration(BaselineFor(RecentBytes()));
-  if (last_latency_s_) estimates.recent_latency = to_duration(*last_latency_s_);
+  if (baseline_s_) estimates.baseline_latency = FromSeconds(BaselineFor(RecentBytes()));
+  if (last_latency_s_) estimates.recent_latency = FromSeconds(*last_latency_s_);
   estimates.max_throughput = goodput_;
   switch (state_) {
     case State::kStartup:

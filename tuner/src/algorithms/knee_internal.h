@@ -41,6 +41,19 @@ constexpr double kLatencySmoothing = 0.1;
 // 0.0396 and 0.0184 -> 0.0246).
 constexpr int kShallowProbeSamples = 8;
 constexpr int kRecheckProbeSamples = 32;
+// Where permits are held in setup (s of at least kDrainSetupPermits, e.g. a write permit taken
+// before the request body arrives), the accesses granted before a shallow probe may still be in
+// setup when the probe's own reach the resource, and queue ahead of them there: the probe would
+// measure the queue of the limit it halved. So the probe measures only accesses granted after
+// as many of the earlier ones as the limit held have finished, or after kDrainLatencies times the
+// latency that called the probe plus the mean setup (fewer may have been in flight). Without
+// setup, the accesses ahead of the probe's first ones are at most the halved limit's worth.
+// slow_uploads (40 ms uploads, the writer's commit twice as slow at 30 s): the slowdown probe
+// read 59.6 ms against the slowdown window's 59.7 on seed 12 ("the round trip grew", W0 from 0.7
+// to 46.6 ms, the limit at 75 where L* is 39, never back in the band); with the drain it reads
+// 12.9 ms (our queue). Seeds 50-149: 9 of the 10 misses were such probes.
+constexpr double kDrainSetupPermits = 1;
+constexpr double kDrainLatencies = 4;
 constexpr double kNoQueueLatencyRatio = 0.8;
 // A baseline that a shallow probe set rests on its first completions (8 or 32), the short ones
 // first, of accesses whose latency varies: it reads low more often than its standard
@@ -219,6 +232,9 @@ constexpr double kSizeSmoothing = 0.05;
 constexpr double kMinSizedBaselineRatio = 0.25;
 
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+inline Duration FromSeconds(double s) {
+  return std::chrono::round<Duration>(std::chrono::duration<double>(s));
+}
 
 // Refusals (Sample::refused: callers that shed). The limit may refuse this fraction of the
 // arrivals while the resource has room: the oracle's own allowance (L* reaches 97% of the

@@ -37,7 +37,8 @@
 //   d   = average of slow-drop rate * slow-drop latency: the permits that timed-out or hung
 //         accesses hold (Little's law).
 //   s   = average of the sum of the accesses' setup (Sample::setup) / duration: the permits
-//         held before accesses started, e.g. while a request body arrived (Little's law).
+//         held before accesses started, e.g. while a request body arrived (Little's law);
+//         scaled with x whenever x restarts (the setup per access stays).
 //   B   = x * W0 + s                                permits in use at the knee (W0 for the
 //                                                   accesses' size: see Sizes below)
 //   h   = min(max_headroom, max(headroom + headroom_per_cv * cv,
@@ -82,7 +83,10 @@
 //             average of window latencies, weight 0.1) and X < x / 2. Our own queue cannot do
 //             that: it raises latency at the same goodput. The limit and the averages hold for
 //             that window; if the next window shows it too, a shallow probe halves the limit
-//             for one window of 8 accesses granted inside it. Its latency W_p against the
+//             for one window of 8 accesses granted inside it (where s >= 1, granted once as
+//             many earlier accesses as the limit held have finished, or after 4 W_s plus the
+//             mean setup: earlier ones still in setup would queue ahead of the probe's at the
+//             resource). Its latency W_p against the
 //             latency W_s that showed the slowdown (each divided by W0 for its window's
 //             sizes, see Sizes below; without sizes as they are):
 //               W_p >= 0.8 * W_s: half the concurrency, the same latency, so none of it was our
@@ -482,6 +486,10 @@ class KneeLimit final : public LimitAlgorithm {
   int window_max_inflight_ = 0;
   int limit_before_probe_ = 0;
   TimePoint probe_epoch_{};  // Samples granted before this are skipped in a probe.
+  // Samples granted before the epoch that must finish before a probe measures (see
+  // kDrainSetupPermits), and when it measures regardless.
+  int probe_draining_ = 0;
+  TimePoint probe_drain_deadline_{};
   // Throughput climb.
   double climb_ = 0;  // c: accesses added to the target.
   ClimbPhase climb_phase_ = ClimbPhase::kIdle;
