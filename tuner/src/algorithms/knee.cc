@@ -170,8 +170,7 @@ bool KneeLimit::WindowDue(TimePoint now) const {
   if (age >= options_.max_window_time) return true;
   // A window spans a few times the time a permit is held: its accesses were granted under
   // the limit it measures.
-  // The mean setup per access is s / x (Little's law).
-  double reference_s = goodput_ && *goodput_ > 0 ? setup_holding_ / *goodput_ : 0.0;
+  double reference_s = MeanSetupSeconds();
   if (baseline_s_) {
     reference_s += *baseline_s_;
   } else if (window_.served > 0) {
@@ -399,6 +398,10 @@ double KneeLimit::Headroom() const {
 std::optional<double> KneeLimit::knee() const noexcept {
   if (!goodput_ || !baseline_s_) return std::nullopt;
   return *goodput_ * BaselineFor(RecentBytes());
+}
+
+double KneeLimit::MeanSetupSeconds() const {
+  return goodput_ && *goodput_ > 0 ? setup_holding_ / *goodput_ : 0.0;
 }
 
 AlgorithmEstimates KneeLimit::estimates() const {

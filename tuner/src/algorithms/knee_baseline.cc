@@ -108,8 +108,8 @@ void KneeLimit::StartShallowProbe(TimePoint now, double reference_latency_s, boo
   probe_reference_s_ = reference_latency_s;
   // Where accesses wait in setup, let the earlier ones finish first (see kDrainSetupPermits).
   probe_draining_ = setup_holding_ >= kDrainSetupPermits ? limit_before_probe_ : 0;
-  const double mean_setup_s = goodput_ && *goodput_ > 0 ? setup_holding_ / *goodput_ : 0.0;
-  probe_drain_deadline_ = now + FromSeconds(kDrainLatencies * reference_latency_s + mean_setup_s);
+  probe_drain_deadline_ =
+      now + FromSeconds(kDrainLatencies * reference_latency_s + MeanSetupSeconds());
 }
 
 void KneeLimit::StartFreshPool(const Window& w, bool from_shallow_probe) {

@@ -414,6 +414,8 @@ class KneeLimit final : public LimitAlgorithm {
   double SizeScale(double from_bytes, double to_bytes) const;
   // The mean size of the accesses in x, and of those a window served (in x's if none).
   double RecentBytes() const;
+  // The mean setup per access, s / x (Little's law; 0 before x is known).
+  double MeanSetupSeconds() const;
   double MeanBytes(const Window& w) const;
   // Restarts x (and the mean size that goes with it) from one span.
   void RestartGoodput(double served, double duration_s, double mean_bytes);
