@@ -86,9 +86,9 @@
 //             for one window of 8 accesses granted inside it (where s >= 1, granted once as
 //             many earlier accesses as the limit held have finished, or after 4 W_s plus the
 //             mean setup: earlier ones still in setup would queue ahead of the probe's at the
-//             resource). Its latency W_p against the
-//             latency W_s that showed the slowdown (each divided by W0 for its window's
-//             sizes, see Sizes below; without sizes as they are):
+//             resource). Its latency W_p against the latency W_s that showed the slowdown
+//             (each divided by W0 for its window's sizes, see Sizes below; without sizes as
+//             they are):
 //               W_p >= 0.8 * W_s: half the concurrency, the same latency, so none of it was our
 //                 queue: the resource's round trip grew and its knee may have moved far up.
 //                 W0 = W_p (fresh, see above), and slow start resumes from the limit before.
