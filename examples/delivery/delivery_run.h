@@ -36,7 +36,7 @@ struct DeliveryOptions {
   std::chrono::microseconds legacy_work_per_message{42'000};
   // The legacy path's batched download and upload: a fixed cost each, plus a cost per MiB of
   // documents downloaded, counted from the start of each request so that the real transfer is
-  // part of it. DELIVERY-MODEL.md gives about 1.5 s + 42 ms per message + 0.71 s per MB; the
+  // part of it. docs/DELIVERY.md gives about 1.5 s + 42 ms per message + 0.71 s per MB; the
   // per-byte part is 0.655 s per MiB so that, with the 42 ms per message, 100 messages of
   // 100 KiB take the 12.1 s the seed benchmark measured.
   std::chrono::microseconds legacy_batch_cost{750'000};

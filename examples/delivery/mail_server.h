@@ -2,7 +2,7 @@
 // with keep-alive.
 //
 // It holds the incoming message blobs, accepts uploads and deletes, and reproduces what made the
-// original system slow (DELIVERY-MODEL.md): every request does an authentication lookup on ONE
+// original system slow (docs/DELIVERY.md): every request does an authentication lookup on ONE
 // server thread with a random (exponential) service time, so lookups queue behind each other.
 // Network round trip, bandwidth and the costs of the listing and sync are options; every cost is
 // multiplied by `time_scale` so a benchmark fits in seconds. (The legacy endpoints cost only the

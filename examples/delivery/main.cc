@@ -263,7 +263,7 @@ StatusOr<delivery::RunResult> RunOnce(const Config& config, const std::string& m
   options.durability = config.durable ? store::Durability::kDurable : store::Durability::kNoSync;
   options.max_blob_size_bytes = std::max<size_t>(config.size, 1 << 20);
   // This process is all delivery: keeping freed heap resident spares LMDB's dirty pages the
-  // slow first touch of fresh memory (LMDB-FACTS.md).
+  // slow first touch of fresh memory (docs/LMDB.md).
   options.keep_heap_resident = true;
   options.observer = store_observer;
   auto store = store::BlobStore::Open(options);

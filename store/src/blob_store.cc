@@ -410,7 +410,7 @@ StatusOr<std::vector<ListEntry>> LmdbBlobStore::List(std::string_view ns, std::s
 
 void KeepHeapResident() {
   // Freed memory below 1 GiB stays in the heap, allocations up to 64 MiB come from the heap (not
-  // fresh mmaps), and the heap grows in 64 MiB steps: see LMDB-FACTS.md, "Memory".
+  // fresh mmaps), and the heap grows in 64 MiB steps: see docs/LMDB.md, "Memory".
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TOP_PAD, 64 << 20);

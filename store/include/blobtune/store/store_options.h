@@ -84,7 +84,7 @@ struct StoreOptions {
 
   // Opt-in, PROCESS-WIDE: calls mallopt(M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_TOP_PAD) at open so
   // that glibc keeps freed heap memory resident instead of returning it to the OS: LMDB mallocs
-  // every dirty page of a write transaction and fresh pages are slow to fault in (LMDB-FACTS.md:
+  // every dirty page of a write transaction and fresh pages are slow to fault in (docs/LMDB.md:
   // 2x for 1 MiB x 10 group commits). Affects every allocation of the process. Default: false.
   bool keep_heap_resident = false;
 
