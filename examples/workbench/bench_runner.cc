@@ -15,13 +15,53 @@ namespace {
 // Time series buckets: about 400 per run, none shorter than 50 ms.
 double BucketSeconds(const Workload& w) { return std::max(0.05, w.duration_s / 400.0); }
 
-StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload, const std::string& spec,
-                                    const BenchOptions& options) {
+// The oracle's schedule: the static limit L* of each phase, switched at the phase's start
+// (a clairvoyant static limit, as a reference for what the bar asks of an algorithm).
+class OracleSchedule final : public Admission {
+ public:
+  OracleSchedule(const std::vector<PhaseOracle>& oracle, const Clock& clock)
+      : oracle_(oracle), clock_(clock), epoch_(clock.Now()) {}
+
+  std::optional<int> TryAdmit() override {
+    if (inflight_ >= limit()) return std::nullopt;
+    ++inflight_;
+    return 0;
+  }
+  void Refuse() override {}
+  void Expire() override {}
+  void RestartTiming(int /*ticket*/) override {}
+  void Finish(int /*ticket*/, AccessOutcome /*outcome*/, uint64_t /*bytes*/) override {
+    --inflight_;
+  }
+  int limit() const override {
+    double now_s = std::chrono::duration<double>(clock_.Now() - epoch_).count();
+    int limit = oracle_.front().limit;
+    for (const PhaseOracle& phase : oracle_) {
+      if (phase.start_s <= now_s) limit = phase.limit;
+    }
+    return limit;
+  }
+  int inflight() const override { return inflight_; }
+
+ private:
+  const std::vector<PhaseOracle>& oracle_;
+  const Clock& clock_;
+  const TimePoint epoch_;
+  int inflight_ = 0;
+};
+
+StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
+                                    const std::vector<PhaseOracle>& oracle,
+                                    const std::string& spec, const BenchOptions& options) {
   SimulationOptions sim;
   sim.phase_bounds = PhaseBounds(workload);
   sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
+  sim.record_completions = true;
   sim.make_admission = [&](size_t client,
                            Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    if (spec == kOracleSchedule) {
+      return std::unique_ptr<Admission>(std::make_unique<OracleSchedule>(oracle, clock));
+    }
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
         options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
     if (!algorithm.ok()) return algorithm.status();
@@ -89,6 +129,11 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options) {
     entry.file = file;
     entry.workload = *std::move(workload);
   }
+  for (const Workload& workload : options.workloads) {
+    WorkloadReport& entry = report.workloads.emplace_back();
+    entry.workload = workload;
+    if (options.seed) entry.workload.seed = *options.seed;
+  }
   for (WorkloadReport& entry : report.workloads) {
     const Workload& w = entry.workload;
     auto start = std::chrono::steady_clock::now();
@@ -103,11 +148,12 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options) {
     std::vector<StatusOr<AlgorithmRun>> runs(options.algorithms.size(),
                                              Status::Internal("not run"));
     RunParallel(runs.size(), options.threads, [&](size_t i) {
-      runs[i] = RunAlgorithm(w, options.algorithms[i], options);
+      runs[i] = RunAlgorithm(w, entry.oracle, options.algorithms[i], options);
     });
     for (StatusOr<AlgorithmRun>& run : runs) {
       if (!run.ok()) return run.status();
       run->score = ScoreRun(w, entry.oracle, run->simulation);
+      run->simulation.completions = {};  // Only the score needs them.
       if (!options.keep_series) run->simulation.series.clear();
       entry.runs.push_back(*std::move(run));
     }

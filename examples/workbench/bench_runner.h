@@ -38,6 +38,10 @@ struct LimitBounds {
   int initial_limit = 0;  // 0: the algorithm's own default.
 };
 
+// Not an algorithm: the oracle's L* of each phase as a static limit switched at each step, a
+// clairvoyant reference that shows what the bar asks is within reach of a static limit.
+inline constexpr std::string_view kOracleSchedule = "oracle";
+
 // Makes one algorithm instance from a spec ("aimd", "aimd:backoff_ratio=0.8").
 using AlgorithmFactory = std::function<StatusOr<std::unique_ptr<tuner::LimitAlgorithm>>(
     const std::string& spec, const LimitBounds& bounds)>;
@@ -49,7 +53,10 @@ StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std
 
 struct BenchOptions {
   std::vector<std::string> workload_files;
-  // Algorithm specs to run. REQUIRES: non-empty.
+  // Workloads already parsed (generated ones, say), run after the files; `seed` applies to them
+  // too.
+  std::vector<Workload> workloads;
+  // Algorithm specs to run (or kOracleSchedule). REQUIRES: non-empty.
   std::vector<std::string> algorithms;
   // Replaces every workload's own seed.
   std::optional<uint64_t> seed;
@@ -73,7 +80,7 @@ struct AlgorithmRun {
 };
 
 struct WorkloadReport {
-  std::string file;
+  std::string file;  // Empty for a workload given as a value.
   Workload workload;
   std::vector<PhaseOracle> oracle;
   std::vector<AlgorithmRun> runs;

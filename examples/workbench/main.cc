@@ -4,6 +4,7 @@
 //   build/bin/blobtune-workbench --suite tests/workloads
 //   build/bin/blobtune-workbench --workload tests/workloads/delivery_model.json
 //       --algorithm aimd gradient2 --plot plots/ --json > report.json   (one line)
+//   build/bin/blobtune-workbench --generate 300 --seed 1 --write gen/   (a generated population)
 //
 // The workload format is documented in docs/WORKLOADS.md, the metrics in score.h.
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -21,6 +23,7 @@
 #include "bench_runner.h"
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/tuner/algorithm_registry.h"
+#include "generator.h"
 #include "report.h"
 #include "svg_plot.h"
 
@@ -30,17 +33,26 @@ namespace fs = std::filesystem;
 namespace wb = blobtune::workbench;
 
 constexpr std::string_view kUsage = R"(usage: blobtune-workbench (--workload FILE... | --suite DIR) [options]
+       blobtune-workbench --generate N [--seed S] [--family F] [--write DIR] [options]
 
 Runs limit algorithms through the real blobtune limiter against simulated workloads and compares
 each with the best static limit of every phase (the oracle).
 
   --workload FILE...    workload files (JSON, see docs/WORKLOADS.md)
   --suite DIR           every *.json file in DIR, in name order
+  --generate N          N workloads drawn at random from the families of docs/WORKLOADS.md
+                        (round-robin over them), named <family>-<index>; with --seed S
+                        (default 1) the draw, not a replacement of each workload's seed
+  --family F            draw every generated workload from family F
+  --write DIR           also save the generated workloads as DIR/<name>.json (to replay one
+                        with --workload)
   --algorithm SPEC...   algorithms to run, as registry specs ("aimd", "vegas:alpha=4");
-                        default: every registered algorithm
+                        default: every registered algorithm. "oracle" runs the oracle's L*
+                        of each phase as a static limit switched at each step (a reference)
   --json                print the report as JSON instead of a table
   --plot DIR            write one SVG per workload into DIR
-  --seed N              seed every workload with N instead of its own seed
+  --seed N              seed every workload with N instead of its own seed (with --generate:
+                        seed the draw)
   --threads N           simulations run at once (default 2)
   --metrics ADDR        serve Prometheus metrics of every simulated limiter at ADDR (e.g.
                         127.0.0.1:9464, :9464; port 0 picks one), limiter label
@@ -59,6 +71,9 @@ struct Flags {
   std::optional<uint64_t> seed;
   int threads = 2;
   std::string metrics;  // Prometheus endpoint address; empty: none.
+  int generate = 0;     // Workloads to generate; 0: none.
+  std::string family;   // Only this family; empty: all.
+  std::string write_dir;
 };
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -129,6 +144,20 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
           flags.threads > 256) {
         return UsageError("--threads needs an integer in [1, 256]");
       }
+    } else if (flag == "--generate") {
+      std::vector<std::string> counts = values();
+      if (counts.size() != 1 || !ParseNumber(counts[0], flags.generate) || flags.generate < 1 ||
+          flags.generate > 100'000) {
+        return UsageError("--generate needs a count in [1, 100000]");
+      }
+    } else if (flag == "--family") {
+      std::vector<std::string> families = values();
+      if (families.size() != 1) return UsageError("--family needs one family name");
+      flags.family = families[0];
+    } else if (flag == "--write") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--write needs exactly one directory");
+      flags.write_dir = dirs[0];
     } else if (flag == "--metrics") {
       std::vector<std::string> addresses = values();
       if (addresses.size() != 1) return UsageError("--metrics needs one address (HOST:PORT)");
@@ -138,7 +167,48 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     }
   }
   (void)have_suite;
-  if (flags.workloads.empty()) return UsageError("give --workload FILE... or --suite DIR");
+  if (flags.generate > 0) {
+    if (!flags.workloads.empty()) {
+      return UsageError("--generate runs generated workloads only: drop --workload and --suite");
+    }
+  } else {
+    if (!flags.family.empty()) return UsageError("--family needs --generate");
+    if (!flags.write_dir.empty()) return UsageError("--write needs --generate");
+    if (flags.workloads.empty()) {
+      return UsageError("give --workload FILE..., --suite DIR or --generate N");
+    }
+  }
+  return -1;
+}
+
+// Draws the workloads of --generate into `options` (and --write DIR); returns an exit code to
+// stop with, or -1 to go on.
+int AddGenerated(const Flags& flags, wb::BenchOptions& options) {
+  blobtune::StatusOr<std::vector<wb::GeneratedWorkload>> generated =
+      wb::GenerateWorkloads(flags.generate, flags.seed.value_or(1), flags.family);
+  if (!generated.ok()) return UsageError(generated.status().ToString());
+  if (!flags.write_dir.empty()) {
+    std::error_code error;
+    fs::create_directories(flags.write_dir, error);
+    if (error) return UsageError("--write " + flags.write_dir + ": " + error.message());
+  }
+  for (const wb::GeneratedWorkload& g : *generated) {
+    blobtune::StatusOr<wb::Workload> workload = wb::ParseWorkload(g.json, g.name);
+    if (!workload.ok()) {  // A generator bug: every draw must parse.
+      std::cerr << "blobtune-workbench: generated " << workload.status() << "\n";
+      return 1;
+    }
+    options.workloads.push_back(*std::move(workload));
+    if (!flags.write_dir.empty()) {
+      fs::path file = fs::path(flags.write_dir) / (g.name + ".json");
+      std::ofstream out(file);
+      out << g.json;
+      if (!out.flush()) {
+        std::cerr << "blobtune-workbench: cannot write " << file.string() << "\n";
+        return 1;
+      }
+    }
+  }
   return -1;
 }
 
@@ -150,7 +220,11 @@ int main(int argc, char** argv) {
 
   wb::BenchOptions options;
   options.workload_files = flags.workloads;
-  options.seed = flags.seed;
+  if (flags.generate > 0) {
+    if (int code = AddGenerated(flags, options); code >= 0) return code;
+  } else {
+    options.seed = flags.seed;
+  }
   options.threads = flags.threads;
   options.keep_series = !flags.plot_dir.empty();
   if (flags.algorithms.empty()) {
@@ -161,6 +235,7 @@ int main(int argc, char** argv) {
     options.algorithms = flags.algorithms;
   }
   for (const std::string& spec : options.algorithms) {  // Fail before any simulation runs.
+    if (spec == wb::kOracleSchedule) continue;
     blobtune::StatusOr<std::unique_ptr<blobtune::tuner::LimitAlgorithm>> algorithm =
         wb::MakeRegistryAlgorithm(spec, wb::LimitBounds{});
     if (!algorithm.ok()) return UsageError("--algorithm " + spec + ": " + algorithm.status().ToString());

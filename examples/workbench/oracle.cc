@@ -23,7 +23,8 @@ std::vector<int> Candidates(int cap) {
   return limits;
 }
 
-// The most permits any client of `w` can ever use, bounded by max_limit.
+// The most permits any client of `w` can ever use, bounded by max_limit; at least 1, so a phase
+// where no closed-loop client runs (concurrency 0) measures one idle point: X* = 0.
 int SweepCap(const Workload& w) {
   int cap = 1;
   for (const ClientSpec& client : w.clients) {
@@ -42,18 +43,21 @@ std::string ParameterKey(const Workload& w) {
   }
   for (const ClientSpec& c : w.clients) {
     key << c.rate_per_s << ',' << c.size_scale << ',' << c.failures.error_fraction << ','
-        << c.failures.hang_fraction << ';';
+        << c.failures.hang_fraction << ',' << c.concurrency << ';';
   }
   return key.str();
 }
 
-StatusOr<SweepPoint> MeasureStatic(const Workload& phase_workload, int limit,
-                                   const OracleOptions& options) {
+}  // namespace
+
+StatusOr<SweepPoint> MeasureStaticLimit(const Workload& phase_workload, int limit,
+                                        const OracleOptions& options) {
   SimulationOptions sim;
   sim.phase_bounds = {options.warmup_s, options.warmup_s + options.measure_s};
   sim.apply_steps = false;
   sim.backlog_instead_of_fixed_work = true;
   sim.stop_after_successes = options.max_successes;
+  sim.record_completions = true;
   sim.make_admission = [limit](size_t, Clock&) -> StatusOr<std::unique_ptr<Admission>> {
     return std::unique_ptr<Admission>(std::make_unique<StaticCap>(limit));
   };
@@ -69,8 +73,12 @@ StatusOr<SweepPoint> MeasureStatic(const Workload& phase_workload, int limit,
   for (uint64_t n : stats.successes_by_client) {
     point.client_throughput.push_back(seconds > 0.0 ? static_cast<double>(n) / seconds : 0.0);
   }
+  point.window_noise = NoiseOfWindows(result->completions, stats.start_s, stats.end_s,
+                                      kServiceWindowRtts * point.p50_ms / 1000.0);
   return point;
 }
+
+namespace {
 
 // Sweeps one phase: batches of `threads` limits at a time, stopping once the limits tried are
 // well past the knee (twice the current L* plus 8) or at the cap.
@@ -85,10 +93,10 @@ StatusOr<PhaseOracle> SweepPhase(const Workload& phase_workload, const OracleOpt
     std::vector<std::thread> threads;
     for (size_t i = 1; i < count; ++i) {
       threads.emplace_back([&, i] {
-        measured[i] = MeasureStatic(phase_workload, limits[first + i], options);
+        measured[i] = MeasureStaticLimit(phase_workload, limits[first + i], options);
       });
     }
-    measured[0] = MeasureStatic(phase_workload, limits[first], options);
+    measured[0] = MeasureStaticLimit(phase_workload, limits[first], options);
     for (std::thread& t : threads) t.join();
     for (StatusOr<SweepPoint>& point : measured) {
       if (!point.ok()) return point.status();
@@ -108,6 +116,7 @@ StatusOr<PhaseOracle> SweepPhase(const Workload& phase_workload, const OracleOpt
     oracle.p50_ms = knee->p50_ms;
     oracle.p99_ms = knee->p99_ms;
     oracle.client_throughput = knee->client_throughput;
+    oracle.window_noise = knee->window_noise;
     if (points.back().limit >= 2 * knee->limit + 8) break;
   }
   oracle.sweep = std::move(points);

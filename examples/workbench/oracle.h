@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "blobtune/tuner/status_or.h"
+#include "recovery.h"
 #include "workload.h"
 
 namespace blobtune::workbench {
@@ -40,6 +41,8 @@ struct SweepPoint {
   double p50_ms = 0.0;
   double p99_ms = 0.0;
   std::vector<double> client_throughput;
+  // Goodput and p99 of the run's windows of 10 median latencies (recovery.h).
+  WindowNoise window_noise;
 };
 
 struct PhaseOracle {
@@ -50,6 +53,7 @@ struct PhaseOracle {
   double p50_ms = 0.0;        // Median access latency at L*.
   double p99_ms = 0.0;        // p99*.
   std::vector<double> client_throughput;  // Each client's throughput at L*.
+  WindowNoise window_noise;               // Of the windows at L* (recovery.h).
   std::vector<SweepPoint> sweep;          // Every point measured, by limit.
 };
 
@@ -58,6 +62,11 @@ Workload PhaseWorkload(const Workload& workload, size_t phase);
 
 StatusOr<std::vector<PhaseOracle>> ComputeOracle(const Workload& workload,
                                                  const OracleOptions& options);
+
+// One point of a sweep: `phase_workload` (no steps, see PhaseWorkload) under a static cap of
+// `limit` for every client, warm-up and measurement as in `options` (its `threads` unused).
+StatusOr<SweepPoint> MeasureStaticLimit(const Workload& phase_workload, int limit,
+                                        const OracleOptions& options);
 
 }  // namespace blobtune::workbench
 

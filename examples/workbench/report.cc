@@ -1,8 +1,10 @@
 #include "report.h"
 
+#include "bar.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 
 namespace blobtune::workbench {
@@ -29,10 +31,56 @@ json StepRecoveries(const Score& score) {
   return steps;
 }
 
-json StepsInBand(const Score& score) {
+json Fractions(const std::vector<double>& fractions) {
   json steps = json::array();
-  for (double fraction : score.step_in_band) steps.push_back(Round(fraction));
+  for (double fraction : fractions) steps.push_back(Round(fraction));
   return steps;
+}
+
+// Per algorithm, in the order of first appearance: mean regret and the count meeting the bar.
+struct AlgorithmTotals {
+  std::string algorithm;
+  double regret = 0.0;
+  int runs = 0;
+  int meeting_bar = 0;
+};
+
+// The totals of the workloads for which `include` is true.
+template <typename Include>
+std::vector<AlgorithmTotals> Totals(const BenchReport& report, Include include) {
+  std::vector<AlgorithmTotals> totals;
+  for (const WorkloadReport& entry : report.workloads) {
+    if (!include(entry)) continue;
+    for (const AlgorithmRun& run : entry.runs) {
+      auto it = std::find_if(totals.begin(), totals.end(), [&](const AlgorithmTotals& t) {
+        return t.algorithm == run.algorithm;
+      });
+      if (it == totals.end()) it = totals.insert(totals.end(), {.algorithm = run.algorithm});
+      it->regret += run.score.regret;
+      ++it->runs;
+      it->meeting_bar += MissesOfBar(run.score).empty();
+    }
+  }
+  return totals;
+}
+
+// The families of the report's workloads, in order of first appearance (none if no workload
+// has one).
+std::vector<std::string> Families(const BenchReport& report) {
+  std::vector<std::string> families;
+  for (const WorkloadReport& entry : report.workloads) {
+    const std::string& family = entry.workload.family;
+    if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) {
+      families.push_back(family);
+    }
+  }
+  return families;
+}
+
+int CountFamily(const BenchReport& report, const std::string& family) {
+  return static_cast<int>(std::count_if(
+      report.workloads.begin(), report.workloads.end(),
+      [&](const WorkloadReport& entry) { return entry.workload.family == family; }));
 }
 
 std::string Format(const char* format, double value) {
@@ -62,27 +110,54 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
     json results = json::array();
     for (const AlgorithmRun& run : entry.runs) {
       const Score& s = run.score;
+      std::vector<std::string> misses = MissesOfBar(s);
       results.push_back({{"algorithm", run.algorithm},
                          {"throughput_ratio", Round(s.throughput_ratio)},
                          {"p99_ratio", Round(s.p99_ratio)},
                          {"recovery_rtts", OptionalNumber(s.recovery_rtts)},
+                         {"service_in_band", Round(s.service_in_band)},
                          {"limit_cv", Round(s.limit_cv)},
                          {"fairness", OptionalNumber(s.fairness)},
                          {"regret", Round(s.regret)},
+                         {"meets_bar", misses.empty()},
+                         {"misses", misses},
                          {"step_recovery_rtts", StepRecoveries(s)},
-                         {"step_in_band", StepsInBand(s)}});
+                         {"step_service_in_band", Fractions(s.step_service_in_band)},
+                         {"step_limit_in_band", Fractions(s.step_limit_in_band)}});
     }
-    workloads.push_back({{"name", entry.workload.name}, {"phases", phases}, {"results", results}});
+    json workload = {{"name", entry.workload.name}};
+    if (!entry.workload.family.empty()) workload["family"] = entry.workload.family;
+    workload["phases"] = phases;
+    workload["results"] = results;
+    workloads.push_back(std::move(workload));
   }
   json root = {{"default_algorithm", default_algorithm}, {"workloads", workloads}};
+  std::vector<std::string> families = Families(report);
+  if (!families.empty()) {
+    json by_family = json::array();
+    for (const std::string& family : families) {
+      json results = json::array();
+      for (const AlgorithmTotals& t : Totals(report, [&](const WorkloadReport& entry) {
+             return entry.workload.family == family;
+           })) {
+        results.push_back({{"algorithm", t.algorithm},
+                           {"meeting_bar", t.meeting_bar},
+                           {"mean_regret", Round(t.regret / t.runs)}});
+      }
+      by_family.push_back({{"name", family},
+                           {"workloads", CountFamily(report, family)},
+                           {"results", results}});
+    }
+    root["families"] = by_family;
+  }
   return root.dump(2) + "\n";
 }
 
 void PrintTable(const BenchReport& report, std::ostream& out) {
-  std::map<std::string, std::pair<double, int>> regret_by_algorithm;
-  std::vector<std::string> order;
   for (const WorkloadReport& entry : report.workloads) {
-    out << entry.workload.name << "\n";
+    out << entry.workload.name;
+    if (!entry.workload.family.empty()) out << "  (family " << entry.workload.family << ")";
+    out << "\n";
     for (const PhaseOracle& phase : entry.oracle) {
       char line[160];
       std::snprintf(line, sizeof line,
@@ -91,33 +166,43 @@ void PrintTable(const BenchReport& report, std::ostream& out) {
                     phase.p99_ms);
       out << line;
     }
-    out << "  algorithm      X ratio  p99 ratio  recovery  limit cv  fairness  regret"
-           "      X/s   p99 ms  mean L\n";
+    out << "  algorithm      X ratio  p99 ratio  recovery  service  fairness  regret"
+           "      X/s   p99 ms  mean L  misses\n";
     for (const AlgorithmRun& run : entry.runs) {
       const Score& s = run.score;
-      char line[200];
-      std::snprintf(line, sizeof line, "  %-13s %8s %10s %9s %9s %9s %7s %8s %8s %7s\n",
+      std::string missed;
+      for (const std::string& name : MissesOfBar(s)) missed += (missed.empty() ? "" : ",") + name;
+      char line[300];
+      std::snprintf(line, sizeof line, "  %-13s %8s %10s %9s %8s %9s %7s %8s %8s %7s  %s\n",
                     run.algorithm.c_str(), Format("%.3f", s.throughput_ratio).c_str(),
                     Format("%.2f", s.p99_ratio).c_str(),
                     FormatOptional("%.1f", s.recovery_rtts).c_str(),
-                    Format("%.3f", s.limit_cv).c_str(), FormatOptional("%.3f", s.fairness).c_str(),
-                    Format("%.3f", s.regret).c_str(), Format("%.1f", s.throughput).c_str(),
-                    Format("%.1f", s.p99_ms).c_str(), Format("%.1f", s.mean_limit).c_str());
+                    Format("%.3f", s.service_in_band).c_str(),
+                    FormatOptional("%.3f", s.fairness).c_str(), Format("%.3f", s.regret).c_str(),
+                    Format("%.1f", s.throughput).c_str(), Format("%.1f", s.p99_ms).c_str(),
+                    Format("%.1f", s.mean_limit).c_str(), missed.empty() ? "-" : missed.c_str());
       out << line;
-      auto [it, inserted] = regret_by_algorithm.try_emplace(run.algorithm, 0.0, 0);
-      if (inserted) order.push_back(run.algorithm);
-      it->second.first += s.regret;
-      ++it->second.second;
     }
     out << "\n";
   }
-  out << "mean regret over " << report.workloads.size() << " workloads (lower is better):\n";
-  for (const std::string& algorithm : order) {
-    const auto& [sum, count] = regret_by_algorithm[algorithm];
-    char line[100];
-    std::snprintf(line, sizeof line, "  %-13s %.3f\n", algorithm.c_str(), sum / count);
-    out << line;
+  auto print_totals = [&out](const std::vector<AlgorithmTotals>& totals) {
+    for (const AlgorithmTotals& t : totals) {
+      char line[120];
+      std::snprintf(line, sizeof line, "  %-13s %6.3f  %4d / %d\n", t.algorithm.c_str(),
+                    t.regret / t.runs, t.meeting_bar, t.runs);
+      out << line;
+    }
+  };
+  for (const std::string& family : Families(report)) {
+    out << "family " << family << ", " << CountFamily(report, family)
+        << " workloads: mean regret, workloads meeting the bar\n";
+    print_totals(Totals(report, [&](const WorkloadReport& entry) {
+      return entry.workload.family == family;
+    }));
   }
+  out << "all " << report.workloads.size()
+      << " workloads: mean regret (lower is better), workloads meeting the bar\n";
+  print_totals(Totals(report, [](const WorkloadReport&) { return true; }));
 }
 
 }  // namespace blobtune::workbench

@@ -1,13 +1,15 @@
 // The workbench's outputs: the JSON other tools read, and the table people read.
 //
-// JSON (names are an interface; keep them):
-//   {"default_algorithm": "gradient2",
+// JSON (names are an interface; keep them; docs/WORKLOADS.md describes each):
+//   {"default_algorithm": "knee",
 //    "workloads": [{"name": "...",
 //      "phases": [{"start_s": 0, "end_s": 60,
 //                  "oracle": {"limit": 11, "throughput": 480.0, "p99_ms": 25.1}}],
 //      "results": [{"algorithm": "aimd", "throughput_ratio": 0.93, "p99_ratio": 1.8,
-//                   "recovery_rtts": 12.0, "limit_cv": 0.08, "fairness": null,
-//                   "regret": 0.12}]}]}
+//                   "recovery_rtts": 12.0, "service_in_band": 0.97, "limit_cv": 0.08,
+//                   "fairness": null, "regret": 0.12, "meets_bar": false,
+//                   "misses": ["throughput_ratio", "p99_ratio"], "step_recovery_rtts": [...],
+//                   "step_service_in_band": [...], "step_limit_in_band": [...]}]}]}
 //
 // Thread-safety: pure functions.
 #ifndef BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "recovery.h"
+
 namespace blobtune::workbench {
 namespace {
 
@@ -27,24 +29,6 @@ void Integrate(const LimitSteps& steps, double from, double to, double& sum, dou
   });
 }
 
-// Seconds after `from` until the limit enters [lo, hi] for good before `to`; nullopt if it is
-// outside at `to`.
-std::optional<double> TimeToSettle(const LimitSteps& steps, double from, double to, double lo,
-                                   double hi) {
-  double settled_at = from;
-  bool inside = true;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    double begin = steps[i].first;
-    double end = i + 1 < steps.size() ? steps[i + 1].first : to;
-    if (end <= from || begin >= to) continue;
-    bool in_band = steps[i].second >= lo && steps[i].second <= hi;
-    if (in_band && !inside) settled_at = std::max(from, begin);
-    inside = in_band;
-  }
-  if (!inside) return std::nullopt;
-  return settled_at - from;
-}
-
 // Fraction of [from, to) during which the limit lay within [lo, hi].
 double FractionInBand(const LimitSteps& steps, double from, double to, double lo, double hi) {
   double inside = 0.0;
@@ -60,25 +44,6 @@ std::pair<double, double> Band(double target) {
           std::max(target * (1 + kRecoveryBand), target + 1)};
 }
 
-// Steps into a phase where nothing can succeed (X* = 0) have no L* worth reaching.
-bool StepCounts(const PhaseOracle& into) { return into.throughput > 0.0 && into.p50_ms > 0.0; }
-
-// Recovery after the step into phase p (p >= 1), in the new phase's median latencies.
-std::optional<double> RecoveryAfterStep(const std::vector<PhaseOracle>& oracle,
-                                        const SimulationResult& run, size_t p) {
-  const PhaseStats& phase = run.phases[p];
-  if (phase.end_s <= phase.start_s) return std::nullopt;  // The work ended before the step.
-  const auto [lo, hi] = Band(oracle[p].limit);
-  double rtt_s = oracle[p].p50_ms / 1000.0;
-  double slowest = 0.0;
-  for (const LimitSteps& steps : run.limit_changes) {
-    std::optional<double> t = TimeToSettle(steps, phase.start_s, phase.end_s, lo, hi);
-    if (!t) return std::nullopt;
-    slowest = std::max(slowest, *t);
-  }
-  return slowest / rtt_s;
-}
-
 // The fraction of phase p that the limit spent in its band (the lowest client's).
 double InBandAfterStep(const std::vector<PhaseOracle>& oracle, const SimulationResult& run,
                        size_t p) {
@@ -90,21 +55,6 @@ double InBandAfterStep(const std::vector<PhaseOracle>& oracle, const SimulationR
     lowest = std::min(lowest, FractionInBand(steps, phase.start_s, phase.end_s, lo, hi));
   }
   return lowest;
-}
-
-// The step with the largest change of L* (the first of equals), or 0 if no step counts.
-size_t WorstStep(const std::vector<PhaseOracle>& oracle) {
-  size_t worst = 0;
-  double worst_change = -1.0;
-  for (size_t p = 1; p < oracle.size(); ++p) {
-    if (!StepCounts(oracle[p])) continue;
-    double change = std::abs(std::log(static_cast<double>(oracle[p].limit) / oracle[p - 1].limit));
-    if (change > worst_change) {
-      worst_change = change;
-      worst = p;
-    }
-  }
-  return worst;
 }
 
 }  // namespace
@@ -165,13 +115,20 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
     score.mean_limit = limit_sum / all_time / static_cast<double>(std::max<size_t>(1, clients));
   }
   if (cv_weight > 0.0) score.limit_cv = cv_sum / cv_weight;
-  const size_t worst = WorstStep(oracle);
-  score.recovery_rtts = 0.0;  // Without a step that counts.
   for (size_t p = 1; p < oracle.size(); ++p) {
-    if (!StepCounts(oracle[p])) continue;
-    score.step_recovery_rtts.push_back(RecoveryAfterStep(oracle, run, p));
-    score.step_in_band.push_back(InBandAfterStep(oracle, run, p));
-    if (p == worst) score.recovery_rtts = score.step_recovery_rtts.back();
+    const PhaseStats& phase = run.phases[p];
+    std::optional<StepService> service =
+        ServiceAfterStep(run.completions, phase.start_s, phase.end_s, oracle[p]);
+    if (!service) continue;
+    score.step_recovery_rtts.push_back(service->recovery_rtts);
+    score.step_service_in_band.push_back(service->in_band);
+    score.step_limit_in_band.push_back(InBandAfterStep(oracle, run, p));
+    if (!service->recovery_rtts) {
+      score.recovery_rtts.reset();
+    } else if (score.recovery_rtts) {
+      score.recovery_rtts = std::max(*score.recovery_rtts, *service->recovery_rtts);
+    }
+    score.service_in_band = std::min(score.service_in_band, service->in_band);
   }
   if (clients > 1) {
     double sum = 0.0, sum_sq = 0.0;

@@ -9,17 +9,15 @@
 //   regret           = sum_p w_p [ max(0, 1 - X_p / X*_p) + 0.1 max(0, log2(p99_p / p99*_p)) ]
 //                      / sum_p w_p
 //     (a lost tenth of the throughput costs as much as a doubled p99; 0 is the oracle's score)
-//   recovery_rtts    = after the step with the largest change of L* (|log L*_new / L*_old|), the
-//                      time until the limit stays within +-15% of the new L* (at least +-1) to the
-//                      end of that phase, divided by the new phase's median latency at L*;
-//                      0 without steps (steps into a phase with X* = 0 do not count), null if
-//                      the limit is outside the band when the phase ends; with several
-//                      clients, the slowest client's.
-//   step_recovery_rtts = the same after each step that counts, in order (issue 4's bar asks
-//                      for every step; recovery_rtts is one of these).
-//   step_in_band     = after each step that counts, the fraction of the new phase's time that
-//                      the limit spent within that band (the lowest client's): how near L* it
-//                      stayed, where recovery says only whether it ever stopped leaving.
+//   step_recovery_rtts, step_service_in_band = for each step that counts, in order, the
+//                      service after it (recovery.h): the round trips at L* until a window of
+//                      10 of them first reaches 0.9 X* with p99 at most 1.5 p99* (null: never),
+//                      and the fraction of the phase's later windows that do.
+//   recovery_rtts    = the worst entry of step_recovery_rtts (null if any is), 0 without steps
+//   service_in_band  = the lowest entry of step_service_in_band, 1 without steps
+//   step_limit_in_band = for each step that counts, the fraction of the new phase's time that
+//                      the limit spent within +-15% of its L* (at least +-1; the lowest client's):
+//                      a diagnostic of where the limit sat, not a goal.
 //   limit_cv         = standard deviation / mean of the limit, time-weighted over the second half
 //                      of every phase (the steady part), averaged over phases and clients.
 //   fairness         = Jain's index of the clients' throughputs, each divided by its throughput at
@@ -41,9 +39,14 @@ namespace blobtune::workbench {
 struct Score {
   double throughput_ratio = 0.0;
   double p99_ratio = 0.0;
-  std::optional<double> recovery_rtts;
+  // The worst of step_recovery_rtts (null if any is null); 0 without a step that counts.
+  std::optional<double> recovery_rtts = 0.0;
+  // The lowest of step_service_in_band; 1 without a step that counts.
+  double service_in_band = 1.0;
+  // One entry per step that counts, in order.
   std::vector<std::optional<double>> step_recovery_rtts;
-  std::vector<double> step_in_band;  // One per entry of step_recovery_rtts.
+  std::vector<double> step_service_in_band;
+  std::vector<double> step_limit_in_band;
   double limit_cv = 0.0;
   std::optional<double> fairness;
   double regret = 0.0;

@@ -81,6 +81,8 @@ class Simulation {
   Request& Req(int r) { return requests_[static_cast<size_t>(r)]; }
 
   void StartJob(int client);
+  // Closed loop: starts jobs until `concurrency` are outstanding (fixed work: while any are left).
+  void StartJobs(int client);
   void StartStep(int client, int steps_left);
   void CreateRequest(int client, int steps_left);
   void Dispatch(int client);
@@ -180,6 +182,15 @@ void Simulation::ScheduleStarted() {
 void Simulation::StartJob(int client) {
   ++ClientOf(client).jobs_started;
   StartStep(client, SpecOf(client).requests_per_job - 1);
+}
+
+void Simulation::StartJobs(int client) {
+  ClientState& c = ClientOf(client);
+  const int64_t concurrency = SpecOf(client).concurrency;
+  while (c.jobs_started - c.jobs_done < concurrency &&
+         (!c.total_jobs || c.jobs_started < *c.total_jobs)) {
+    StartJob(client);
+  }
 }
 
 void Simulation::StartStep(int client, int steps_left) {
@@ -350,8 +361,10 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
     }
   }
   if (outcome == AccessOutcome::kSuccess) {
+    double latency_ms = static_cast<double>(now_ - req.granted) / 1e6;
     ++bucket_successes_;
-    bucket_latency_ms_ += static_cast<double>(now_ - req.granted) / 1e6;
+    bucket_latency_ms_ += latency_ms;
+    if (options_.record_completions) result_.completions.push_back({NsToSeconds(now_), latency_ms});
   }
   Free(r);
   if (outcome == AccessOutcome::kSuccess && steps_left > 0) {
@@ -449,7 +462,7 @@ void Simulation::JobDone(int client) {
   ++c.jobs_done;
   if (SpecOf(client).load != ClientSpec::Load::kClosed) return;
   if (!c.total_jobs || c.jobs_started < *c.total_jobs) {
-    StartJob(client);
+    StartJobs(client);  // None after a step down, until fewer than `concurrency` are left.
     return;
   }
   // Fixed work: the run ends when every client has finished all of its jobs.
@@ -471,6 +484,8 @@ void Simulation::ScheduleArrival(int client) {
 void Simulation::OnStep(size_t step) {
   std::vector<double> old_rates;
   for (const ClientSpec& spec : client_specs_) old_rates.push_back(spec.rate_per_s);
+  std::vector<int> old_concurrency;
+  for (const ClientSpec& spec : client_specs_) old_concurrency.push_back(spec.concurrency);
   for (const ParamChange& change : workload_.steps[step].changes) {
     ApplyChange(change, plant_.specs(), client_specs_);
   }
@@ -480,6 +495,12 @@ void Simulation::OnStep(size_t step) {
     if (client_specs_[i].load == ClientSpec::Load::kOpen &&
         client_specs_[i].rate_per_s != old_rates[i]) {
       ScheduleArrival(static_cast<int>(i));  // Poisson arrivals are memoryless: redraw.
+    }
+  }
+  for (size_t i = 0; i < client_specs_.size(); ++i) {
+    if (client_specs_[i].load == ClientSpec::Load::kClosed &&
+        client_specs_[i].concurrency > old_concurrency[i]) {
+      StartJobs(static_cast<int>(i));  // The extra jobs start at once.
     }
   }
 }
@@ -545,9 +566,7 @@ StatusOr<SimulationResult> Simulation::Run() {
     if (spec.load == ClientSpec::Load::kOpen) {
       ScheduleArrival(client);
     } else {
-      int64_t jobs = spec.concurrency;
-      if (clients_[i].total_jobs) jobs = std::min(jobs, *clients_[i].total_jobs);
-      for (int64_t j = 0; j < jobs; ++j) StartJob(client);
+      StartJobs(client);
     }
   }
 

@@ -52,6 +52,8 @@ struct SimulationOptions {
   // Ends the run once the last phase has seen this many successes (0: never). Bounds long
   // oracle runs of fast plants without costing slow ones their precision.
   uint64_t stop_after_successes = 0;
+  // Record every success in SimulationResult::completions (for the service windows of score.h).
+  bool record_completions = false;
   // One admission per client, created at time 0 with the simulation's clock.
   std::function<StatusOr<std::unique_ptr<Admission>>(size_t client, Clock& clock)> make_admission;
 };
@@ -78,8 +80,17 @@ struct SeriesPoint {
   double mean_latency_ms = 0.0;
 };
 
+// One successful access, as record_completions keeps it.
+struct Completion {
+  double end_s = 0.0;       // When its permit ended.
+  double latency_ms = 0.0;  // Its access latency.
+};
+
 struct SimulationResult {
   std::vector<PhaseStats> phases;
+  // Every success of the run (not of the drain after it), in the order they ended; empty unless
+  // SimulationOptions::record_completions.
+  std::vector<Completion> completions;
   // Per client, every change of its limit as (time in s, new limit), starting at time 0.
   std::vector<std::vector<std::pair<double, int>>> limit_changes;
   std::vector<SeriesPoint> series;

@@ -1,7 +1,9 @@
 #include "workload.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -81,7 +83,8 @@ void ParseLoad(const json& j, const std::string& path, ClientSpec& client, Field
   std::string type = r.String("type");
   if (type == "closed") {
     client.load = ClientSpec::Load::kClosed;
-    client.concurrency = static_cast<int>(r.Int("concurrency", std::nullopt, 1, 1'000'000));
+    // 0: the client starts when a step raises its concurrency.
+    client.concurrency = static_cast<int>(r.Int("concurrency", std::nullopt, 0, 1'000'000));
     if (r.Has("total_jobs")) client.total_jobs = r.Int("total_jobs", std::nullopt, 1);
   } else if (type == "open") {
     client.load = ClientSpec::Load::kOpen;
@@ -189,6 +192,7 @@ constexpr ParamName kParams[] = {
     {"size_scale", false, ParamChange::Param::kSizeScale},
     {"error_fraction", false, ParamChange::Param::kErrorFraction},
     {"hang_fraction", false, ParamChange::Param::kHangFraction},
+    {"concurrency", false, ParamChange::Param::kConcurrency},
 };
 
 // "stage.<name>.<param>" or "client.<name|*>.<param>" with a value.
@@ -217,7 +221,7 @@ Status ParseChange(const std::string& target, const json& value, const std::stri
                     ? "a stage's steppable parameters are servers, scale, per_mib_ms, "
                       "per_request_ms"
                     : "a client's steppable parameters are rate_per_s, size_scale, "
-                      "error_fraction, hang_fraction");
+                      "error_fraction, hang_fraction, concurrency");
   }
   change.param = found->param;
   if (change.is_stage) {
@@ -239,15 +243,28 @@ Status ParseChange(const std::string& target, const json& value, const std::stri
       if (name == "*" || w.clients[i].name == name) change.indices.push_back(static_cast<int>(i));
     }
     if (change.indices.empty()) return fail("no client is named \"" + name + "\"");
+    if (change.param == ParamChange::Param::kConcurrency) {
+      for (int client : change.indices) {
+        const ClientSpec& spec = w.clients[static_cast<size_t>(client)];
+        if (spec.load != ClientSpec::Load::kClosed) {
+          return fail("client \"" + spec.name + "\" is open-loop and has no concurrency");
+        }
+      }
+    }
   }
   bool fraction = change.param == ParamChange::Param::kErrorFraction ||
                   change.param == ParamChange::Param::kHangFraction;
-  bool integral = change.param == ParamChange::Param::kServers;
-  if (!value.is_number() || value.get<double>() < (integral ? 1.0 : 0.0) ||
-      (fraction && value.get<double>() > 1.0) ||
-      (integral && value.get<double>() != static_cast<double>(value.get<int64_t>()))) {
+  bool concurrency = change.param == ParamChange::Param::kConcurrency;
+  bool integral = change.param == ParamChange::Param::kServers || concurrency;
+  double min = change.param == ParamChange::Param::kServers ? 1.0 : 0.0;
+  double max = fraction ? 1.0 : integral ? 1'000'000.0 : std::numeric_limits<double>::infinity();
+  if (!value.is_number() || value.get<double>() < min || value.get<double>() > max ||
+      (integral && value.get<double>() != std::floor(value.get<double>()))) {
     return fail(std::string("must be ") +
-                (integral ? "an integer >= 1" : fraction ? "a number in [0, 1]" : "a number >= 0") +
+                (concurrency ? "an integer in [0, 1000000]"
+                 : integral  ? "an integer in [1, 1000000]"
+                 : fraction  ? "a number in [0, 1]"
+                             : "a number >= 0") +
                 ", " + Describe(value));
   }
   change.value = value.get<double>();
@@ -306,6 +323,7 @@ StatusOr<Workload> ParseWorkload(std::string_view json_text, std::string_view or
   FieldReader r(j, "");
   w.name = r.String("name");
   w.description = r.String("description", "");
+  w.family = r.String("family", "");
   w.duration_s = r.Number("duration_s", std::nullopt, 0.001, 86400.0);
   w.seed = static_cast<uint64_t>(r.Int("seed", 1, 0));
   w.max_limit = static_cast<int>(r.Int("max_limit", 1000, 1, 100'000));
@@ -378,6 +396,9 @@ void ApplyChange(const ParamChange& change, std::vector<StageSpec>& stages,
         break;
       case ParamChange::Param::kHangFraction:
         clients[i].failures.hang_fraction = change.value;
+        break;
+      case ParamChange::Param::kConcurrency:
+        clients[i].concurrency = static_cast<int>(change.value);
         break;
     }
   }

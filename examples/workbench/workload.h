@@ -57,7 +57,8 @@ struct ClientSpec {
   };
   std::string name;
   Load load = Load::kClosed;
-  int concurrency = 1;                   // kClosed.
+  // kClosed. Steppable; 0 is a client that has not started yet (a step raises it).
+  int concurrency = 1;
   std::optional<int64_t> total_jobs;     // kClosed: stop after this many jobs (fixed work).
   double rate_per_s = 0.0;               // kOpen. Steppable.
   std::optional<double> deadline_ms;     // From a request's creation; late requests are dropped.
@@ -80,7 +81,7 @@ struct ClientSpec {
 struct ParamChange {
   enum class Param {
     kServers, kScale, kPerMibMs, kPerRequestMs,           // stage
-    kRatePerS, kSizeScale, kErrorFraction, kHangFraction  // client
+    kRatePerS, kSizeScale, kErrorFraction, kHangFraction, kConcurrency  // client
   };
   bool is_stage = true;
   std::vector<int> indices;  // Stages or clients it applies to.
@@ -97,6 +98,7 @@ struct StepSpec {
 struct Workload {
   std::string name;
   std::string description;
+  std::string family;           // What population a generated workload comes from (generator.h).
   double duration_s = 60.0;
   uint64_t seed = 1;
   std::vector<StageSpec> stages;

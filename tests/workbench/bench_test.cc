@@ -96,8 +96,8 @@ TEST(BenchTest, SameSeedGivesIdenticalJson) {
   // One recovery per step: none for multi_client, two for capacity_halves.
   EXPECT_NE(json_a.find("\"step_recovery_rtts\": []"), std::string::npos);
   EXPECT_NE(json_a.find("\"step_recovery_rtts\": [\n"), std::string::npos);
-  EXPECT_NE(json_a.find("\"step_in_band\": []"), std::string::npos);
-  EXPECT_NE(json_a.find("\"step_in_band\": [\n"), std::string::npos);
+  EXPECT_NE(json_a.find("\"step_limit_in_band\": []"), std::string::npos);
+  EXPECT_NE(json_a.find("\"step_limit_in_band\": [\n"), std::string::npos);
 
   options.seed = 12345;
   StatusOr<BenchReport> c = RunBench(options);

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "recovery.h"
+
 namespace blobtune::workbench {
 namespace {
 
@@ -45,6 +47,14 @@ class ScoreTest : public ::testing::Test {
     }
     return p;
   }
+  // Successes every 1 / rate s in [from, to), offset by half a gap (so none falls on a window's
+  // edge), each of latency `latency_ms`.
+  static void Complete(SimulationResult& run, double from, double to, double rate,
+                       double latency_ms) {
+    for (double t = from + 0.5 / rate; t < to; t += 1.0 / rate) {
+      run.completions.push_back({t, latency_ms});
+    }
+  }
 };
 
 TEST_F(ScoreTest, MatchingTheOracleScoresZeroRegret) {
@@ -54,11 +64,18 @@ TEST_F(ScoreTest, MatchingTheOracleScoresZeroRegret) {
   SimulationResult run;
   run.phases = {Phase(0, 10, {1000}, 20), Phase(10, 20, {500}, 40), Phase(20, 30, {1000}, 20)};
   run.limit_changes = {{{0.0, 4}, {10.0, 8}, {20.0, 4}}};
+  Complete(run, 0, 10, 100, 20);
+  Complete(run, 10, 20, 50, 40);
+  Complete(run, 20, 30, 100, 20);
   Score s = ScoreRun(w, oracle, run);
   EXPECT_NEAR(s.throughput_ratio, 1.0, 1e-9);
   EXPECT_NEAR(s.p99_ratio, 1.0, 0.01);
   EXPECT_NEAR(s.regret, 0.0, 0.01);
-  EXPECT_EQ(s.recovery_rtts, 0.0);  // The limit moved with the step.
+  // In service from the first window that fits in each new phase: 10 round trips.
+  ASSERT_TRUE(s.recovery_rtts.has_value());
+  EXPECT_NEAR(*s.recovery_rtts, kServiceWindowRtts, 1e-6);
+  EXPECT_EQ(s.service_in_band, 1.0);
+  EXPECT_EQ(s.step_limit_in_band, std::vector<double>({1.0, 1.0}));
   EXPECT_EQ(s.limit_cv, 0.0);
   EXPECT_FALSE(s.fairness.has_value());
 }
@@ -76,62 +93,79 @@ TEST_F(ScoreTest, RegretChargesLostThroughputAndDoubledLatency) {
   EXPECT_NEAR(s.regret, 0.1 + kRegretLatencyWeight * 1.0, 0.01);
 }
 
-TEST_F(ScoreTest, RecoveryIsTimeToStayInTheBandInMedianLatencies) {
+TEST_F(ScoreTest, RecoveryIsTheFirstWindowOfTenRoundTripsInService) {
   Workload w = Steps();
-  // L* goes 4 -> 20 at 10 s (the worst step) and back to 4 at 20 s.
+  // p50* = 10 ms: a window is 100 ms and needs 9 successes (0.9 X*) with p99 <= 30 ms.
   std::vector<PhaseOracle> oracle = {Oracle(0, 10, 4, 100, 20), Oracle(10, 20, 20, 100, 20),
                                      Oracle(20, 30, 4, 100, 20)};
   SimulationResult run;
-  run.phases = {Phase(0, 10, {1000}, 20), Phase(10, 20, {1000}, 20), Phase(20, 30, {1000}, 20)};
-  // Enters the band [17, 23] at 10.5 s, leaves it at 11 s, enters again for good at 12 s.
-  run.limit_changes = {{{0.0, 4}, {10.5, 18}, {11.0, 30}, {12.0, 21}, {20.0, 4}}};
+  run.phases = {Phase(0, 10, {1000}, 20), Phase(10, 20, {900}, 20), Phase(20, 30, {1000}, 20)};
+  run.limit_changes = {{{0.0, 4}, {10.0, 20}, {20.0, 4}}};
+  Complete(run, 0, 10, 100, 20);
+  // Nothing for a second after the first step; then at X* but for a 0.5 s outage at 15 s.
+  Complete(run, 11, 15, 100, 20);
+  Complete(run, 15.5, 20, 100, 20);
+  // After the second step, at X* from the start but slow (40 ms) for its first second.
+  Complete(run, 20, 21, 100, 40);
+  Complete(run, 21, 30, 100, 20);
   Score s = ScoreRun(w, oracle, run);
-  ASSERT_TRUE(s.recovery_rtts.has_value());
-  EXPECT_NEAR(*s.recovery_rtts, 2.0 / 0.010, 1e-6);  // 2 s in units of p50* = 10 ms.
-  // Every step: the worst one, then the step back to 4 (at once: 0).
   ASSERT_EQ(s.step_recovery_rtts.size(), 2u);
-  EXPECT_EQ(s.step_recovery_rtts[0], s.recovery_rtts);
-  EXPECT_EQ(s.step_recovery_rtts[1], 0.0);
-  // In the band [17, 23] for 0.5 s of 10.5-11 s and from 12 s: 8.5 s of the 10 s phase.
-  ASSERT_EQ(s.step_in_band.size(), 2u);
-  EXPECT_NEAR(s.step_in_band[0], 0.85, 1e-9);
-  EXPECT_NEAR(s.step_in_band[1], 1.0, 1e-9);
-
-  run.limit_changes = {{{0.0, 4}, {10.5, 18}, {19.0, 40}, {20.0, 4}}};  // Out at the end.
-  EXPECT_FALSE(ScoreRun(w, oracle, run).recovery_rtts.has_value());
-  // Back to 4 only 1 s into the last phase (band [3, 5]): 100 median latencies.
-  run.limit_changes = {{{0.0, 4}, {10.0, 20}, {20.0, 9}, {21.0, 4}}};
-  s = ScoreRun(w, oracle, run);
-  EXPECT_EQ(s.recovery_rtts, 0.0);
-  ASSERT_EQ(s.step_recovery_rtts.size(), 2u);
-  EXPECT_EQ(s.step_recovery_rtts[0], 0.0);
+  // The first window with 9 successes is [10.99, 11.09): 109 round trips after the step.
+  ASSERT_TRUE(s.step_recovery_rtts[0].has_value());
+  EXPECT_NEAR(*s.step_recovery_rtts[0], 109.0, 1e-6);
+  // The first window without a slow access is [21.00, 21.10): 110 round trips.
   ASSERT_TRUE(s.step_recovery_rtts[1].has_value());
-  EXPECT_NEAR(*s.step_recovery_rtts[1], 1.0 / 0.010, 1e-6);
-  EXPECT_NEAR(s.step_in_band[1], 0.9, 1e-9);  // 9 at 20-21 s is outside [3, 5].
+  EXPECT_NEAR(*s.step_recovery_rtts[1], 110.0, 1e-6);
+  EXPECT_EQ(s.recovery_rtts, s.step_recovery_rtts[1]);
+  // Of the 892 windows from [10.99, 11.09) to [19.90, 20.00), those holding under 9 successes
+  // are the 57 that overlap the outage by more than one success gap.
+  ASSERT_EQ(s.step_service_in_band.size(), 2u);
+  EXPECT_NEAR(s.step_service_in_band[0], 1.0 - 57.0 / 892.0, 0.002);
+  EXPECT_EQ(s.step_service_in_band[1], 1.0);
+  EXPECT_EQ(s.service_in_band, s.step_service_in_band[0]);
+
+  // A phase that never reaches 0.9 X*: that step's recovery is null, and so is the run's.
+  run.completions.clear();
+  Complete(run, 0, 10, 100, 20);
+  Complete(run, 10, 20, 80, 20);
+  Complete(run, 20, 30, 100, 20);
+  s = ScoreRun(w, oracle, run);
+  EXPECT_FALSE(s.step_recovery_rtts[0].has_value());
+  EXPECT_EQ(s.step_service_in_band[0], 0.0);
+  EXPECT_FALSE(s.recovery_rtts.has_value());
+  EXPECT_EQ(s.service_in_band, 0.0);
 }
 
-TEST_F(ScoreTest, InBandIsTheLowestClientsFractionOfThePhase) {
+TEST_F(ScoreTest, StepsIntoIdleOrShortPhasesDoNotCount) {
+  Workload w = Steps();
+  std::vector<PhaseOracle> oracle = {Oracle(0, 10, 4, 100, 20), Oracle(10, 20, 1, 0, 0),
+                                     Oracle(20, 30, 4, 100, 20)};
+  oracle[2].p50_ms = 2000.0;  // A window of 20 s does not fit in the last phase.
+  SimulationResult run;
+  run.phases = {Phase(0, 10, {1000}, 20), Phase(10, 20, {0}, 20), Phase(20, 30, {1000}, 20)};
+  run.limit_changes = {{{0.0, 4}}};
+  Score s = ScoreRun(w, oracle, run);
+  EXPECT_TRUE(s.step_recovery_rtts.empty());
+  EXPECT_EQ(s.recovery_rtts, 0.0);
+  EXPECT_EQ(s.service_in_band, 1.0);
+}
+
+TEST_F(ScoreTest, LimitInBandIsTheLowestClientsFractionOfThePhase) {
   Workload w = Steps(2);
   std::vector<PhaseOracle> oracle = {Oracle(0, 10, 4, 100, 20, 2), Oracle(10, 20, 20, 100, 20, 2),
                                      Oracle(20, 30, 4, 100, 20, 2)};
   SimulationResult run;
   run.phases = {Phase(0, 10, {500, 500}, 20), Phase(10, 20, {500, 500}, 20),
                 Phase(20, 30, {500, 500}, 20)};
-  // After the step back to 4 (band [3, 5]): one client there at once; the other leaves the band
-  // for 20-22 s and 25-26 s, and is back in it when the phase ends.
+  // After the step to 20 (band [17, 23]): both clients there at once. After the step back to 4
+  // (band [3, 5]): one client there at once; the other leaves the band for 20-22 s and
+  // 25-26 s.
   run.limit_changes = {{{0.0, 4}, {10.0, 20}, {20.0, 4}},
                        {{0.0, 4}, {10.0, 20}, {20.0, 8}, {22.0, 4}, {25.0, 2}, {26.0, 5}}};
   Score s = ScoreRun(w, oracle, run);
-  ASSERT_EQ(s.step_in_band.size(), 2u);
-  EXPECT_NEAR(s.step_in_band[0], 1.0, 1e-9);
-  EXPECT_NEAR(s.step_in_band[1], 0.7, 1e-9);
-  ASSERT_TRUE(s.step_recovery_rtts[1].has_value());
-  EXPECT_NEAR(*s.step_recovery_rtts[1], 6.0 / 0.010, 1e-6);  // In for good from 26 s.
-  // A client outside the band at the end: no recovery, and in-band time still counted.
-  run.limit_changes[1].back() = {26.0, 9};
-  s = ScoreRun(w, oracle, run);
-  EXPECT_FALSE(s.step_recovery_rtts[1].has_value());
-  EXPECT_NEAR(s.step_in_band[1], 0.3, 1e-9);
+  ASSERT_EQ(s.step_limit_in_band.size(), 2u);
+  EXPECT_NEAR(s.step_limit_in_band[0], 1.0, 1e-9);
+  EXPECT_NEAR(s.step_limit_in_band[1], 0.7, 1e-9);
 }
 
 TEST_F(ScoreTest, LimitCvUsesTheSecondHalfOfEachPhase) {

@@ -42,27 +42,29 @@ for row in 3 4; do
 done
 grep -q "^| \*\*bar met\*\* | | \*\*" "$work/seeds.md" || fail "seeds table has no 'bar met' row"
 
-# The bar asks for recovery after every step, not only the largest: a step back that recovers
-# late (40) or never (null) misses it though recovery_rtts (the largest step's) is 5; a report
-# without step_recovery_rtts falls back to recovery_rtts. A missed recovery shows the least
-# step_in_band of the steps that missed (not of those that met the bar).
+# The cells show the workbench's own verdict ("misses") with the values that missed; a report
+# without "misses" (an older workbench's) is refused.
 cat > "$work/steps.json" <<'JSON'
 {"default_algorithm": "knee", "workloads": [
  {"name": "late", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}, {"oracle": {"limit": 4}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 5.0,
-               "limit_cv": 0.0, "fairness": null, "regret": 0.01, "step_recovery_rtts": [5.0, 40.0]}]},
+  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 40.0,
+               "service_in_band": 0.95, "fairness": null, "regret": 0.01, "misses": ["recovery_rtts"]}]},
  {"name": "never", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}, {"oracle": {"limit": 4}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 5.0,
-               "limit_cv": 0.0, "fairness": null, "regret": 0.01, "step_recovery_rtts": [5.0, null], "step_in_band": [0.5, 0.9559]}]},
- {"name": "older", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 5.0,
-               "limit_cv": 0.0, "fairness": null, "regret": 0.01}]}]}
+  "results": [{"algorithm": "knee", "throughput_ratio": 0.9, "p99_ratio": 1.0, "recovery_rtts": null,
+               "service_in_band": 0.0, "fairness": null, "regret": 0.1,
+               "misses": ["throughput_ratio", "recovery_rtts", "service_in_band"]}]},
+ {"name": "met", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}],
+  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 12.0,
+               "service_in_band": 0.9559, "fairness": null, "regret": 0.01, "misses": []}]}]}
 JSON
 "$table" < "$work/steps.json" > "$work/steps.md"
-grep -q '^| late | 4/8/4 | 0.010 (rec 40) |$' "$work/steps.md" || fail "late step back: $(cat "$work/steps.md")"
-grep -q '^| never | 4/8/4 | 0.010 (rec - in band 95.5%) |$' "$work/steps.md" ||
-  fail "step back never recovered: $(cat "$work/steps.md")"
-grep -q '^| older | 4/8 | 0.010 ok |$' "$work/steps.md" || fail "report without step_recovery_rtts"
+grep -q '^| late | 4/8/4 | 0.010 (rec 40) |$' "$work/steps.md" || fail "late recovery: $(cat "$work/steps.md")"
+grep -q '^| never | 4/8/4 | 0.100 (X 0.90, rec -, band 0%) |$' "$work/steps.md" ||
+  fail "never recovered: $(cat "$work/steps.md")"
+grep -q '^| met | 4/8 | 0.010 ok |$' "$work/steps.md" || fail "bar met: $(cat "$work/steps.md")"
+sed 's/"misses": \[[^]]*\]/"old": 0/' "$work/steps.json" > "$work/old.json"
+if "$table" < "$work/old.json" 2> "$work/err"; then fail "a report without misses accepted"; fi
+grep -q "older workbench" "$work/err" || fail "older-report message: $(cat "$work/err")"
 
 # Bad input: runs of other algorithms, a missing file, no file.
 "$workbench" --workload "${files[0]}" --algorithm knee --json > "$work/other.json" 2> /dev/null

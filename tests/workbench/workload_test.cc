@@ -132,6 +132,41 @@ TEST(WorkloadTest, SetupParsesAndItsErrorsNameTheField) {
             std::string::npos);
 }
 
+TEST(WorkloadTest, ConcurrencyStepsAndAFamilyParse) {
+  StatusOr<Workload> w =
+      ParseWorkload(Edit(R"("stage.server.servers": 1)", R"("client.a.concurrency": 25)",
+                         Edit(R"("concurrency": 10)", R"("concurrency": 0)",
+                              Edit(R"("seed": 3,)", R"("seed": 3, "family": "k_servers",)"))),
+                    "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->family, "k_servers");
+  EXPECT_EQ(w->clients[0].concurrency, 0);  // Starts when the step raises it.
+  ASSERT_EQ(w->steps[1].changes.size(), 1u);
+  EXPECT_EQ(w->steps[1].changes[0].param, ParamChange::Param::kConcurrency);
+  EXPECT_EQ(w->steps[1].changes[0].value, 25.0);
+  EXPECT_EQ(ParseWorkload(kValid, "w.json")->family, "");
+}
+
+TEST(WorkloadTest, MalformedConcurrencyStepsNameTheField) {
+  EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers": 1)", R"("client.a.concurrency": 2.5)"))
+                .find("steps[0].set.client.a.concurrency: must be an integer in [0, 1000000], "
+                      "got 2.5"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers": 1)", R"("client.a.concurrency": -1)"))
+                .find("must be an integer in [0, 1000000]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("stage.server.servers": 1)", R"("client.*.concurrency": 4)",
+                         Edit(R"("type": "closed", "concurrency": 10, "total_jobs": 50)",
+                              R"("type": "open", "rate_per_s": 10)")))
+                .find(R"(client "a" is open-loop and has no concurrency)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("concurrency": 10)", R"("concurrency": -1)"))
+                .find("clients[0].load.concurrency"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("seed": 3,)", R"("seed": 3, "family": 7,)")).find("family"),
+            std::string::npos);
+}
+
 TEST(WorkloadTest, EveryErrorStartsWithTheFileName) {
   EXPECT_EQ(ErrorOf(Edit(R"("servers": 2)", R"("servers": 0)")).rfind("w.json: ", 0), 0u);
 }
