@@ -29,7 +29,8 @@ Plant::Started Plant::Start(int stage, Waiting who, int64_t now_ns) {
   const StageSpec& spec = specs_[static_cast<size_t>(stage)];
   StageState& state = state_[static_cast<size_t>(stage)];
   ++state.busy;
-  double ms = spec.service_ms.Sample(state.rng) + spec.per_mib_ms * MiB(who.bytes);
+  double ms = spec.service_ms.Sample(state.rng) + spec.per_mib_ms * MiB(who.bytes) +
+              (who.waited ? spec.per_wait_ms : 0.0);
   return {who.request, now_ns + MsToNs(ms * Contention(spec, state.in_stage) * spec.scale)};
 }
 
@@ -42,24 +43,26 @@ void Plant::StartBatch(int stage, int64_t now_ns, std::vector<Started>& out) {
   while (!state.waiting.empty() && state.batch_left < spec.max_batch) {
     Waiting member = state.waiting.front();
     state.waiting.pop_front();
-    ms += spec.per_request_ms + spec.per_mib_ms * MiB(member.bytes);
+    ms += spec.per_request_ms + spec.per_mib_ms * MiB(member.bytes) +
+          (member.waited ? spec.per_wait_ms : 0.0);
     out.push_back({member.request, 0});
     ++state.batch_left;
   }
+  state.last_batch = state.batch_left;
   const int64_t done_ns = now_ns + MsToNs(ms * Contention(spec, state.in_stage) * spec.scale);
   for (size_t i = first; i < out.size(); ++i) out[i].done_ns = done_ns;
 }
 
-void Plant::Enter(int stage, int request, uint64_t bytes, int64_t now_ns,
+void Plant::Enter(int stage, int request, uint64_t bytes, bool waited, int64_t now_ns,
                   std::vector<Started>& out) {
   const StageSpec& spec = specs_[static_cast<size_t>(stage)];
   StageState& state = state_[static_cast<size_t>(stage)];
   ++state.in_stage;
   if (spec.kind == StageSpec::Kind::kDelay ||
       (spec.kind == StageSpec::Kind::kQueue && state.busy < spec.servers)) {
-    out.push_back(Start(stage, {request, bytes}, now_ns));
+    out.push_back(Start(stage, {request, bytes, waited}, now_ns));
   } else {
-    state.waiting.push_back({request, bytes});  // At a batch stage, until StartBatches().
+    state.waiting.push_back({request, bytes, waited});  // At a batch stage, until StartBatches().
   }
 }
 
@@ -68,7 +71,10 @@ void Plant::Leave(int stage, int64_t now_ns, std::vector<Started>& out) {
   StageState& state = state_[static_cast<size_t>(stage)];
   --state.in_stage;
   if (spec.kind == StageSpec::Kind::kBatch) {
-    if (--state.batch_left == 0) --state.busy;  // The next batch waits for StartBatches().
+    if (--state.batch_left == 0) {  // The next batch waits for StartBatches().
+      --state.busy;
+      state.idle_since_ns = now_ns;
+    }
     return;
   }
   --state.busy;
@@ -87,13 +93,36 @@ void Plant::StartWaiting(int stage, int64_t now_ns, std::vector<Started>& out) {
   }
 }
 
+// Whether the idle writer of batch stage `stage` still waits for its batch to refill at `now_ns`.
+bool Plant::Refilling(size_t stage, int64_t now_ns) const {
+  const StageSpec& spec = specs_[stage];
+  const StageState& state = state_[stage];
+  const size_t wanted = static_cast<size_t>(std::min(state.last_batch, spec.max_batch));
+  return wanted > 1 && state.waiting.size() < wanted &&
+         now_ns < state.idle_since_ns + MsToNs(spec.refill_wait_ms);
+}
+
 void Plant::StartBatches(int64_t now_ns, std::vector<Started>& out) {
   for (size_t i = 0; i < specs_.size(); ++i) {
     const StageState& state = state_[i];
-    if (specs_[i].kind == StageSpec::Kind::kBatch && state.busy == 0 && !state.waiting.empty()) {
+    if (specs_[i].kind == StageSpec::Kind::kBatch && state.busy == 0 && !state.waiting.empty() &&
+        !Refilling(i, now_ns)) {
       StartBatch(static_cast<int>(i), now_ns, out);
     }
   }
+}
+
+std::optional<int64_t> Plant::RefillDue(int64_t now_ns) const {
+  std::optional<int64_t> due;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const StageState& state = state_[i];
+    if (specs_[i].kind == StageSpec::Kind::kBatch && state.busy == 0 && !state.waiting.empty() &&
+        Refilling(i, now_ns)) {
+      int64_t at = state.idle_since_ns + MsToNs(specs_[i].refill_wait_ms);
+      if (!due || at < *due) due = at;
+    }
+  }
+  return due;
 }
 
 void Plant::Rebalance(int64_t now_ns, std::vector<Started>& out) {

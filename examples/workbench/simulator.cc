@@ -25,7 +25,8 @@ class Simulation {
 
  private:
   enum class EventKind : uint8_t {
-    kStep, kArrival, kWorkDone, kSetupDone, kStageDone, kFailureEnd, kDeadline, kBucket
+    kStep, kArrival, kWorkDone, kSetupDone, kStageDone, kFailureEnd, kDeadline, kBucket,
+    kRefillDue
   };
   struct Event {
     int64_t t;
@@ -56,16 +57,18 @@ class Simulation {
     uint64_t bytes = 0;
     int ticket = 0;
     size_t path_pos = 0;
+    int kind = -1;  // Its entry of ClientSpec::paths, or -1 for ClientSpec::path.
     uint32_t generation = 0;
     RequestState state = RequestState::kDone;
     bool in_plant = false;
     bool late = false;  // Its deadline passed in the plant: it will end dropped.
+    bool waited = false;  // Its permit came after waiting in the client's queue.
   };
   struct ClientState {
     std::unique_ptr<Admission> admission;
     std::deque<int> queue;  // Expired requests stay in it until they reach an end.
     int64_t queued = 0;     // Requests in `queue` still waiting (not expired).
-    Rng arrivals{0}, sizes{0}, work{0}, failures{0}, setup{0};
+    Rng arrivals{0}, sizes{0}, work{0}, failures{0}, setup{0}, kinds{0};
     uint64_t arrival_generation = 0;
     int64_t jobs_started = 0;
     int64_t jobs_done = 0;
@@ -79,6 +82,7 @@ class Simulation {
   ClientSpec& SpecOf(int client) { return client_specs_[static_cast<size_t>(client)]; }
   ClientState& ClientOf(int client) { return clients_[static_cast<size_t>(client)]; }
   Request& Req(int r) { return requests_[static_cast<size_t>(r)]; }
+  const std::vector<int>& PathOf(const Request& req);
 
   void StartJob(int client);
   // Closed loop: starts jobs until `concurrency` are outstanding (fixed work: while any are left).
@@ -125,6 +129,7 @@ class Simulation {
   std::vector<int> free_requests_;
   std::vector<int64_t> bounds_ns_;
   int64_t bucket_ns_ = 0;
+  int64_t refill_wake_ns_ = -1;  // The latest kRefillDue pushed.
   int64_t stamp_ns_ = -1;                  // The time of the latest success...
   std::vector<uint64_t> stamp_successes_;  // ...and each client's successes at that time.
   uint64_t bucket_successes_ = 0;
@@ -217,9 +222,24 @@ void Simulation::CreateRequest(int client, int steps_left) {
   req.state = RequestState::kQueued;
   req.in_plant = false;
   req.late = false;
+  req.waited = false;
+  req.kind = -1;
+  if (!spec.paths.empty()) {  // Drawn by weight.
+    double total = 0.0;
+    for (const ClientSpec::WeightedPath& kind : spec.paths) total += kind.weight;
+    double u = c.kinds.Uniform() * total;
+    req.kind = static_cast<int>(spec.paths.size()) - 1;
+    for (size_t k = 0; k + 1 < spec.paths.size(); ++k) {
+      if ((u -= spec.paths[k].weight) < 0.0) {
+        req.kind = static_cast<int>(k);
+        break;
+      }
+    }
+  }
   c.queue.push_back(r);
   ++c.queued;
   Dispatch(client);
+  if (Req(r).state == RequestState::kQueued) Req(r).waited = true;  // Granted later, if at all.
   if (Req(r).state == RequestState::kQueued && spec.max_queue && c.queued > *spec.max_queue) {
     // No permit and no room to wait: rejected at once (it is the newest, at the back).
     c.admission->Refuse();
@@ -296,16 +316,21 @@ void Simulation::EnterPlant(int r) {
   EnterStage(r);
 }
 
+const std::vector<int>& Simulation::PathOf(const Request& req) {
+  const ClientSpec& spec = SpecOf(req.client);
+  return req.kind < 0 ? spec.path : spec.paths[static_cast<size_t>(req.kind)].path;
+}
+
 void Simulation::EnterStage(int r) {
   Request& req = Req(r);
-  int stage = SpecOf(req.client).path[req.path_pos];
-  plant_.Enter(stage, r, req.bytes, now_, started_);
+  int stage = PathOf(req)[req.path_pos];
+  plant_.Enter(stage, r, req.bytes, req.waited, now_, started_);
   ScheduleStarted();
 }
 
 void Simulation::OnStageDone(int r) {
   Request& req = Req(r);
-  const std::vector<int>& path = SpecOf(req.client).path;
+  const std::vector<int>& path = PathOf(req);
   plant_.Leave(path[req.path_pos], now_, started_);
   ScheduleStarted();
   if (++req.path_pos < path.size()) {
@@ -410,6 +435,10 @@ void Simulation::RunEvents(int64_t until) {
     if (events_.empty() || events_.top().t > now_) {
       // The instant's last event has run: batches form of everything that arrived (plant.h).
       plant_.StartBatches(now_, started_);
+      if (std::optional<int64_t> due = plant_.RefillDue(now_); due && *due != refill_wake_ns_) {
+        refill_wake_ns_ = *due;  // An event then ends the instant, so the batch starts.
+        Push(*due, EventKind::kRefillDue, 0, 0);
+      }
       ScheduleStarted();
     }
     if (events_.empty()) return;
@@ -449,6 +478,8 @@ void Simulation::RunEvents(int64_t until) {
         if (!draining_ || Req(e.a).state != RequestState::kQueued) {
           OnDeadline(e.a, static_cast<uint32_t>(e.b));
         }
+        break;
+      case EventKind::kRefillDue:  // Nothing but the end of the instant (see above).
         break;
       case EventKind::kBucket:
         if (!draining_) OnBucket(e.b);
@@ -547,6 +578,7 @@ StatusOr<SimulationResult> Simulation::Run() {
     c.work = Rng(StreamSeed(workload_.seed, prefix + ".work"));
     c.failures = Rng(StreamSeed(workload_.seed, prefix + ".failures"));
     c.setup = Rng(StreamSeed(workload_.seed, prefix + ".setup"));
+    c.kinds = Rng(StreamSeed(workload_.seed, prefix + ".kinds"));
     if (!options_.backlog_instead_of_fixed_work) c.total_jobs = client_specs_[i].total_jobs;
     StatusOr<std::unique_ptr<Admission>> admission = options_.make_admission(i, clock_);
     if (!admission.ok()) return admission.status();

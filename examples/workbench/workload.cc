@@ -58,13 +58,15 @@ StageSpec ParseStage(const json& j, const std::string& path, FieldReader& parent
   if (stage.kind == StageSpec::Kind::kBatch) {
     stage.max_batch = static_cast<int>(r.Int("max_batch", stage.max_batch, 1, 1'000'000));
     stage.per_request_ms = r.Number("per_request_ms", 0.0, 0.0);
+    stage.refill_wait_ms = r.Number("refill_wait_ms", 0.0, 0.0);
   } else {
-    for (std::string_view key : {"max_batch", "per_request_ms"}) {
+    for (std::string_view key : {"max_batch", "per_request_ms", "refill_wait_ms"}) {
       if (r.Has(key)) r.Fail(key, "applies to \"batch\" stages only");
     }
   }
   ReadDistribution(r, "service_ms", /*required=*/true, stage.service_ms);
   stage.per_mib_ms = r.Number("per_mib_ms", 0.0, 0.0);
+  stage.per_wait_ms = r.Number("per_wait_ms", 0.0, 0.0);
   stage.scale = r.Number("scale", 1.0, 1e-9);
   if (const json* contention = r.Get("contention")) {
     FieldReader c(*contention, r.PathOf("contention"));
@@ -117,6 +119,27 @@ int StageIndex(const std::vector<StageSpec>& stages, std::string_view name) {
   return -1;
 }
 
+// The stage indices of a path (a non-empty array of stage names); failures go to `r`.
+std::vector<int> ParsePath(const json& j, const std::string& path,
+                           const std::vector<StageSpec>& stages, FieldReader& r) {
+  std::vector<int> indices;
+  if (!j.is_array() || j.empty()) {
+    r.Fail(Status::InvalidArgument(path + ": must be a non-empty array of stage names, " +
+                                   Describe(j)));
+    return indices;
+  }
+  for (size_t i = 0; i < j.size() && r.ok(); ++i) {
+    const json& name = j.at(i);
+    int stage = name.is_string() ? StageIndex(stages, name.get<std::string>()) : -1;
+    if (stage < 0) {
+      r.Fail(Status::InvalidArgument(Indexed(path, i) + ": must name a stage, " +
+                                     Describe(name)));
+    }
+    indices.push_back(stage);
+  }
+  return indices;
+}
+
 ClientSpec ParseClient(const json& j, const std::string& path, size_t index,
                        const std::vector<StageSpec>& stages, FieldReader& parent) {
   FieldReader r(j, path);
@@ -157,19 +180,27 @@ ClientSpec ParseClient(const json& j, const std::string& path, size_t index,
     ParseFailures(*failures, r.PathOf("failures"), client.failures, r);
   }
   if (const json* path_json = r.Get("path")) {
-    if (!path_json->is_array() || path_json->empty()) {
-      r.Fail("path", "must be a non-empty array of stage names, " + Describe(*path_json));
-    } else {
-      for (size_t i = 0; i < path_json->size() && r.ok(); ++i) {
-        const json& name = path_json->at(i);
-        int stage = name.is_string() ? StageIndex(stages, name.get<std::string>()) : -1;
-        if (stage < 0) {
-          r.Fail(Status::InvalidArgument(Indexed(r.PathOf("path"), i) +
-                                         ": must name a stage, " + Describe(name)));
-        }
-        client.path.push_back(stage);
-      }
+    client.path = ParsePath(*path_json, r.PathOf("path"), stages, r);
+    if (r.Has("paths")) r.Fail("paths", "give either \"path\" or \"paths\", not both");
+  } else if (const json* paths = r.Get("paths")) {
+    if (!paths->is_array() || paths->empty()) {
+      r.Fail("paths", "must be a non-empty array of {\"weight\": w, \"path\": [...]}, " +
+                          Describe(*paths));
     }
+    for (size_t i = 0; r.ok() && i < paths->size(); ++i) {
+      FieldReader p(paths->at(i), Indexed(r.PathOf("paths"), i));
+      ClientSpec::WeightedPath kind;
+      kind.weight = p.Number("weight", std::nullopt, 1e-9);
+      if (const json* kind_path = p.Get("path")) {
+        kind.path = ParsePath(*kind_path, p.PathOf("path"), stages, p);
+      } else {
+        p.Fail("path", "is required");
+      }
+      p.RejectUnknownFields();
+      r.Fail(p.status());
+      client.paths.push_back(std::move(kind));
+    }
+    if (r.ok()) client.path = client.paths.front().path;
   } else {
     for (size_t i = 0; i < stages.size(); ++i) client.path.push_back(static_cast<int>(i));
   }

@@ -34,7 +34,13 @@ struct StageSpec {
   Distribution service_ms;      // Service time per request (kBatch: per batch), in milliseconds.
   double per_mib_ms = 0.0;      // Extra service time per MiB of the request's blob. Steppable.
   double per_request_ms = 0.0;  // kBatch only: what each member adds to its batch. Steppable.
+  // Extra service time for a request that waited in its client's queue for its permit: the
+  // work of the waiting path (a timer, a hand-off, a wake-up) on the thread this stage models.
+  double per_wait_ms = 0.0;
   int max_batch = 1024;         // kBatch only: the most requests in one batch.
+  // kBatch only: after a batch of n > 1, the idle writer waits up to this long for n requests
+  // to be waiting before it starts a smaller batch (StoreOptions::batch_refill_wait).
+  double refill_wait_ms = 0.0;
   double scale = 1.0;           // Multiplies the whole service time ("latency x10"). Steppable.
   // Contention: once more than `contention_threshold` requests are in the stage (waiting or in
   // service), each extra one slows a starting service by `contention_slowdown` (a fraction).
@@ -75,6 +81,13 @@ struct ClientSpec {
   double size_scale = 1.0;               // Multiplies sizes ("blob size x10"). Steppable.
   FailureSpec failures;
   std::vector<int> path;                 // Indices of the stages each request visits, in order.
+  // Several kinds of request (a server's reads and writes): each request takes one of these
+  // paths, drawn by weight, instead of `path`. Empty: every request takes `path`.
+  struct WeightedPath {
+    double weight = 1.0;
+    std::vector<int> path;
+  };
+  std::vector<WeightedPath> paths;
 };
 
 // One parameter change: `target` is "stage.<name>.<param>" or "client.<name|*>.<param>".

@@ -55,6 +55,18 @@ TEST(WorkloadTest, ParsesAValidFile) {
   EXPECT_EQ(PhaseBounds(*w), (std::vector<double>{0, 10, 20, 30}));
 }
 
+TEST(WorkloadTest, SeveralKindsOfRequestEachHaveAPath) {
+  StatusOr<Workload> w = ParseWorkload(
+      Edit(R"("requests_per_job": 3)",
+           R"("requests_per_job": 3, "paths": [{"weight": 1, "path": ["server"]},
+                                               {"weight": 3, "path": ["net", "server"]}])"),
+      "w.json");
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->clients[0].paths.size(), 2u);
+  EXPECT_EQ(w->clients[0].paths[0].weight, 1.0);
+  EXPECT_EQ(w->clients[0].paths[1].path, (std::vector<int>{0, 1}));
+}
+
 TEST(WorkloadTest, MalformedFilesNameTheField) {
   EXPECT_NE(ErrorOf(Edit(R"("servers": 2)", R"("servers": "two")")).find("stages[1].servers"),
             std::string::npos);
@@ -78,6 +90,14 @@ TEST(WorkloadTest, MalformedFilesNameTheField) {
                 .find("clients[0].path[0]"),
             std::string::npos);
   EXPECT_NE(ErrorOf(R"({"name": "w", )").find("w.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("requests_per_job": 3)",
+                         R"("requests_per_job": 3, "path": ["net"], "paths": [])"))
+                .find("clients[0].paths: give either"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Edit(R"("requests_per_job": 3)",
+                         R"("requests_per_job": 3, "paths": [{"weight": 1, "path": ["x"]}])"))
+                .find("clients[0].paths[0].path[0]: must name a stage"),
+            std::string::npos);
 }
 
 TEST(WorkloadTest, BatchStageParsesWithDefaults) {
