@@ -135,6 +135,9 @@ class BlobServer::Impl {
   }
 
   std::string MetricsText() const { return registry_.TextExposition(); }
+  std::vector<metrics::LimiterSnapshot> LimiterSnapshots() const {
+    return registry_.LimiterSnapshots();
+  }
 
  private:
   Status Listen() {
@@ -199,5 +202,8 @@ uint16_t BlobServer::port() const noexcept { return impl_->port(); }
 void BlobServer::Shutdown() { impl_->Shutdown(); }
 void BlobServer::Wait() { impl_->Wait(); }
 std::string BlobServer::MetricsText() const { return impl_->MetricsText(); }
+std::vector<metrics::LimiterSnapshot> BlobServer::LimiterSnapshots() const {
+  return impl_->LimiterSnapshots();
+}
 
 }  // namespace blobtune::server

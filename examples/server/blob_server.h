@@ -29,7 +29,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/tuner/status_or.h"
 #include "server_options.h"
 
@@ -58,6 +60,11 @@ class BlobServer {
 
   // The Prometheus text exposition that GET /metrics serves.
   std::string MetricsText() const;
+
+  // The series of the read and write limiters (named "read" and "write"), with their gauges:
+  // the limit, permits in flight, and permits by outcome. For tools that watch a server in the
+  // same process (blobtune-plantbench samples the limits over time). Any thread.
+  std::vector<metrics::LimiterSnapshot> LimiterSnapshots() const;
 
  private:
   class Impl;

@@ -1,0 +1,218 @@
+// blobtune-plantbench: runs limit algorithms in real time against real resources of blobtune
+// (the store, the server, the delivery's mail server), next to a sweep of fixed limits in the
+// same invocation (the oracle), and reports each algorithm's ratios against the best fixed limit.
+//
+//   build/bin/blobtune-plantbench                                  (every plant and algorithm)
+//   build/bin/blobtune-plantbench --plant lmdb_put_1k --algorithm knee aimd --json
+//   build/bin/blobtune-plantbench --twin --plant wait_then_put_100k
+//
+// docs/PLANTS.md describes the plants, the measures and the JSON.
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blobtune/tuner/algorithm_registry.h"
+#include "plant_bench.h"
+#include "plant_plot.h"
+#include "plant_report.h"
+#include "real_plant.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = blobtune::plantbench;
+
+constexpr std::string_view kUsage = R"(usage: blobtune-plantbench [options]
+
+Runs limit algorithms in real time against real resources of blobtune, next to a sweep of fixed
+limits (1, 2, 4, ... up to the plant's callers) measured in the same run, and reports each
+algorithm's goodput and p99 against the best fixed limit: medians over repetitions that each run
+every point once, in a shuffled order. Plants:
+  lmdb_put_64k        durable 64 KiB puts, AsyncBlobStore with group commit, 128 callers
+  lmdb_put_1k         the same with 1 KiB blobs
+  wait_then_put_100k  permit, 2 ms network wait, durable 100 KiB put under it, 64 callers
+  cached_get_10k      AsyncGet of cached 10 KiB blobs on 2 read threads, 64 callers
+  server_mixed_16k    blobtune-server in-process, loopback HTTP, 16 KiB, half PUTs, 64 conns
+  delivery_auth       the delivery's mail server (one auth thread) + client work, 32 callers
+
+  --plant NAME...       plants to run (default: all, in the order above)
+  --algorithm SPEC...   registry specs ("knee", "aimd:backoff_ratio=0.8"); default: every
+                        registered algorithm but "fixed" (the sweep is the oracle)
+  --repetitions N       repetitions of every point (default 3)
+  --seconds S           measured seconds per point (default 2)
+  --warmup S            seconds run before measuring each point (default 1)
+  --seed N              seeds the order of the points and the plants' random choices (default 1)
+  --json                print the report as JSON instead of tables
+  --plot DIR            write one SVG per plant into DIR (limit and goodput over time)
+  --twin                run only the sweeps (plus any --algorithm given) and compare each with
+                        its simulated twin, <workloads>/plant_<name>.json
+  --workloads DIR       where the twins live (default: the source tree's tests/workloads)
+  --help                this text
+
+A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
+the defaults takes about 12 minutes on 2 cores. Ctrl-C stops after the point that runs.
+Exit status: 0 on success, 1 if a point fails, 2 on bad flags, 130 when interrupted.
+)";
+
+struct Flags {
+  pb::BenchOptions bench;
+  bool algorithms_given = false;
+  bool json = false;
+  std::string plot_dir;
+};
+
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+int UsageError(const std::string& message) {
+  std::cerr << "blobtune-plantbench: " << message << "\n(try --help)\n";
+  return 2;
+}
+
+template <typename T>
+bool ParseNumber(std::string_view text, T& out) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
+int ParseFlags(int argc, char** argv, Flags& flags) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  pb::BenchOptions& bench = flags.bench;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view flag = args[i];
+    // The values of a flag: the arguments up to the next one that starts with "--".
+    auto values = [&] {
+      std::vector<std::string> list;
+      while (i + 1 < args.size() && !args[i + 1].starts_with("--")) list.emplace_back(args[++i]);
+      return list;
+    };
+    // One number in [low, high] for a seconds flag.
+    auto seconds = [&](double low, double high, double& out) {
+      std::vector<std::string> list = values();
+      return list.size() == 1 && ParseNumber(list[0], out) && std::isfinite(out) && out >= low &&
+             out <= high;
+    };
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (flag == "--plant") {
+      std::vector<std::string> names = values();
+      if (names.empty()) return UsageError("--plant needs at least one name");
+      for (const std::string& name : names) {
+        if (auto plant = pb::MakePlant(name); !plant.ok()) {
+          return UsageError("--plant: " + std::string(plant.status().message()));
+        }
+      }
+      bench.plants.insert(bench.plants.end(), names.begin(), names.end());
+    } else if (flag == "--algorithm") {
+      std::vector<std::string> specs = values();
+      if (specs.empty()) return UsageError("--algorithm needs at least one spec");
+      bench.algorithms.insert(bench.algorithms.end(), specs.begin(), specs.end());
+      flags.algorithms_given = true;
+    } else if (flag == "--repetitions") {
+      std::vector<std::string> list = values();
+      if (list.size() != 1 || !ParseNumber(list[0], bench.repetitions) || bench.repetitions < 1 ||
+          bench.repetitions > 100) {
+        return UsageError("--repetitions needs an integer in [1, 100]");
+      }
+    } else if (flag == "--seconds") {
+      if (!seconds(0.01, 3600, bench.measure_s)) {
+        return UsageError("--seconds needs a number of seconds in [0.01, 3600]");
+      }
+    } else if (flag == "--warmup") {
+      if (!seconds(0, 3600, bench.warmup_s)) {
+        return UsageError("--warmup needs a number of seconds in [0, 3600]");
+      }
+    } else if (flag == "--seed") {
+      std::vector<std::string> list = values();
+      if (list.size() != 1 || !ParseNumber(list[0], bench.seed)) {
+        return UsageError("--seed needs one non-negative integer");
+      }
+    } else if (flag == "--json") {
+      flags.json = true;
+    } else if (flag == "--plot") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--plot needs exactly one directory");
+      flags.plot_dir = dirs[0];
+    } else if (flag == "--twin") {
+      bench.twin = true;
+    } else if (flag == "--workloads") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--workloads needs exactly one directory");
+      bench.twin_dir = dirs[0];
+    } else {
+      return UsageError("unknown argument \"" + std::string(flag) + "\"");
+    }
+  }
+  if (bench.plants.empty()) bench.plants = pb::PlantNames();
+  if (!flags.algorithms_given && !bench.twin) {
+    for (std::string_view name : blobtune::tuner::AlgorithmNames()) {
+      if (name != "fixed") bench.algorithms.emplace_back(name);
+    }
+  }
+  for (const std::string& spec : bench.algorithms) {  // Fail before any point runs.
+    if (blobtune::Status s = pb::CheckAlgorithmSpec(spec); !s.ok()) {
+      return UsageError("--algorithm " + spec + ": " + s.ToString());
+    }
+  }
+  if (bench.twin_dir.empty()) bench.twin_dir = BLOBTUNE_WORKLOADS_DIR;
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, flags); code >= 0) return code;
+  if (!flags.plot_dir.empty()) {
+    std::error_code error;
+    fs::create_directories(flags.plot_dir, error);
+    if (error) return UsageError("--plot " + flags.plot_dir + ": " + error.message());
+  }
+
+  // Ctrl-C ends the point that runs early and stops there: every temp directory is removed.
+  std::signal(SIGINT, [](int) { g_interrupted.store(true, std::memory_order_relaxed); });
+  std::signal(SIGTERM, [](int) { g_interrupted.store(true, std::memory_order_relaxed); });
+  flags.bench.interrupted = &g_interrupted;
+  flags.bench.progress = [](std::string_view line) { std::cerr << line << std::endl; };
+
+  auto start = std::chrono::steady_clock::now();
+  blobtune::StatusOr<pb::PlantBenchReport> report = pb::RunPlantBench(flags.bench);
+  if (!report.ok()) {
+    std::cerr << "blobtune-plantbench: " << report.status() << "\n";
+    if (report.status().code() == blobtune::StatusCode::kCancelled) return 130;
+    return 1;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (!flags.plot_dir.empty()) {
+    for (const pb::PlantReport& plant : report->plants) {
+      std::string file = (fs::path(flags.plot_dir) / (plant.name + ".svg")).string();
+      if (blobtune::Status s = pb::WritePlantPlot(*report, plant, file); !s.ok()) {
+        std::cerr << "blobtune-plantbench: " << s << "\n";
+        return 1;
+      }
+    }
+  }
+  if (flags.json) {
+    std::cout << pb::ReportJson(*report,
+                                std::string(blobtune::tuner::MakeDefaultAlgorithm()->name()));
+  } else {
+    pb::PrintTables(*report, std::cout);
+    std::cout << "(" << report->plants.size() << " plants in " << std::fixed << std::setprecision(1)
+              << seconds << " s)\n";
+  }
+  std::cerr << "blobtune-plantbench: done in " << std::fixed << std::setprecision(1) << seconds
+            << " s\n";
+  return 0;
+}
