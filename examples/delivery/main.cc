@@ -29,6 +29,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/version.h"
 #include "delivery_run.h"
 #include "mail_server.h"
 #include "trace_plot.h"
@@ -101,7 +102,7 @@ int ParseFlags(int argc, char** argv, Config* config) {
       "blobtune-delivery: the mail-delivery benchmark, legacy path vs blob path with a fixed or\n"
       "auto-tuned number of concurrent blob accesses, on a loopback server and a real LMDB "
       "store.\n\nOptions");
-  flags.add_options()("help,h", "this text")(
+  flags.add_options()("help,h", "this text")("version", "print the version and exit")(
       "mode", po::value(&config->mode)->default_value(config->mode), "legacy | blobs | both")(
       "concurrency", po::value(&concurrency)->default_value(concurrency),
       "comma-separated fixed limits and/or 'auto', e.g. 1,2,10,auto")(
@@ -137,6 +138,10 @@ int ParseFlags(int argc, char** argv, Config* config) {
   }
   if (vm.count("help")) {
     std::cout << flags << "\n";
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "blobtune-delivery " << blobtune::kVersion << "\n";
     return 0;
   }
   auto bad = [](const std::string& what) {

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <string>
 
+#include "blobtune/tuner/version.h"
 #include "load_generator.h"
 
 namespace {
@@ -40,7 +41,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, one request\n"
       "each at a time) or open loop (Poisson arrivals at --rate, whatever the answers).\n"
       "PUTs go to new ids, GETs to ids already acknowledged.\n\nOptions");
-  options.add_options()("help,h", "this text")(
+  options.add_options()("help,h", "this text")("version", "print the version and exit")(
       "host", po::value(&o.host)->default_value(o.host), "server address")(
       "port", po::value(&o.port)->default_value(o.port), "server port")(
       "mode", po::value(&mode)->default_value(mode), "closed or open")(
@@ -76,6 +77,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   }
   if (vm.count("help")) {
     std::cout << options << "\n";
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "blobtune-load " << blobtune::kVersion << "\n";
     return 0;
   }
   auto bad = [](const std::string& what) {

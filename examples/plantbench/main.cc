@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/version.h"
 #include "plant_bench.h"
 #include "plant_plot.h"
 #include "plant_report.h"
@@ -56,6 +57,7 @@ every point once, in a shuffled order. Plants:
   --twin                run only the sweeps (plus any --algorithm given) and compare each with
                         its simulated twin, <workloads>/plant_<name>.json
   --workloads DIR       where the twins live (default: the source tree's tests/workloads)
+  --version             print the version and exit
   --help                this text
 
 A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
@@ -102,7 +104,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       return list.size() == 1 && ParseNumber(list[0], out) && std::isfinite(out) && out >= low &&
              out <= high;
     };
-    if (flag == "--help" || flag == "-h") {
+    if (flag == "--version") {
+      std::cout << "blobtune-plantbench " << blobtune::kVersion << "\n";
+      return 0;
+    } else if (flag == "--help" || flag == "-h") {
       std::cout << kUsage;
       return 0;
     } else if (flag == "--plant") {

@@ -21,6 +21,7 @@
 
 #include "blob_server.h"
 #include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/version.h"
 
 namespace {
 
@@ -99,7 +100,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}   GET /blobs/{namespace}?prefix=P&limit=N\n"
       "  GET /metrics   GET /healthz\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n\nOptions");
-  flags.add_options()("help,h", "this text")(
+  flags.add_options()("help,h", "this text")("version", "print the version and exit")(
       "listen", po::value(&listen)->default_value(listen),
       "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks a free port")(
       "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required; created "
@@ -142,6 +143,10 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   }
   if (vm.count("help")) {
     std::cout << flags << "\n";
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "blobtune-server " << blobtune::kVersion << "\n";
     return 0;
   }
   auto bad = [](const std::string& what) {

@@ -23,6 +23,7 @@
 #include "bench_runner.h"
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/version.h"
 #include "generator.h"
 #include "report.h"
 #include "svg_plot.h"
@@ -58,6 +59,7 @@ each with the best static limit of every phase (the oracle).
                         127.0.0.1:9464, :9464; port 0 picks one), limiter label
                         "<workload>/<algorithm>", latencies in simulated time; after the run
                         the program keeps serving until interrupted (Ctrl-C)
+  --version             print the version and exit
   --help                this text
 
 Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload file.
@@ -101,7 +103,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       while (i + 1 < args.size() && !args[i + 1].starts_with("--")) list.emplace_back(args[++i]);
       return list;
     };
-    if (flag == "--help" || flag == "-h") {
+    if (flag == "--version") {
+      std::cout << "blobtune-workbench " << blobtune::kVersion << "\n";
+      return 0;
+    } else if (flag == "--help" || flag == "-h") {
       std::cout << kUsage;
       return 0;
     } else if (flag == "--workload") {

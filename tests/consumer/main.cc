@@ -8,6 +8,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status.h"
+#include "blobtune/tuner/version.h"
 
 namespace {
 
@@ -47,7 +48,8 @@ int main() {
   }
   store->reset();
   std::system((std::string("rm -rf ") + dir).c_str());
-  std::printf("consumer: put and read back a blob through %s (limit %d)\n",
+  std::printf("consumer: blobtune %s: put and read back a blob through %s (limit %d)\n",
+              std::string(blobtune::kVersion).c_str(),
               std::string((*limiter)->algorithm_name()).c_str(), (*limiter)->limit());
   return 0;
 }
