@@ -80,13 +80,24 @@ StatusOr<SweepPoint> MeasureStaticLimit(const Workload& phase_workload, int limi
 
 namespace {
 
+// The smallest limit of `points` with at least `fraction` of their peak goodput.
+const SweepPoint& Knee(const std::vector<SweepPoint>& points, double fraction) {
+  double peak = 0.0;
+  for (const SweepPoint& p : points) peak = std::max(peak, p.throughput);
+  for (const SweepPoint& p : points) {
+    if (p.throughput >= fraction * peak) return p;
+  }
+  return points.front();
+}
+
 // Sweeps one phase: batches of `threads` limits at a time, stopping once the limits tried are
-// well past the knee (twice the current L* plus 8) or at the cap.
+// well past the knee (twice the current L* plus 8) or at the cap. The cap itself is always
+// measured: where the limiter's waiting path costs more than the resource, goodput jumps at the
+// demand, where no access waits for its permit, however flat the curve was below it.
 StatusOr<PhaseOracle> SweepPhase(const Workload& phase_workload, const OracleOptions& options) {
   std::vector<int> limits = Candidates(SweepCap(phase_workload));
   std::vector<SweepPoint> points;
   size_t batch = static_cast<size_t>(std::max(1, options.threads));
-  PhaseOracle oracle;
   for (size_t first = 0; first < limits.size(); first += batch) {
     size_t count = std::min(batch, limits.size() - first);
     std::vector<StatusOr<SweepPoint>> measured(count, Status::Internal("not measured"));
@@ -102,23 +113,21 @@ StatusOr<PhaseOracle> SweepPhase(const Workload& phase_workload, const OracleOpt
       if (!point.ok()) return point.status();
       points.push_back(*std::move(point));
     }
-    double peak = 0.0;
-    for (const SweepPoint& p : points) peak = std::max(peak, p.throughput);
-    const SweepPoint* knee = &points.front();
-    for (const SweepPoint& p : points) {
-      if (p.throughput >= options.knee_fraction * peak) {
-        knee = &p;
-        break;
-      }
-    }
-    oracle.limit = knee->limit;
-    oracle.throughput = knee->throughput;
-    oracle.p50_ms = knee->p50_ms;
-    oracle.p99_ms = knee->p99_ms;
-    oracle.client_throughput = knee->client_throughput;
-    oracle.window_noise = knee->window_noise;
-    if (points.back().limit >= 2 * knee->limit + 8) break;
+    if (points.back().limit >= 2 * Knee(points, options.knee_fraction).limit + 8) break;
   }
+  if (points.back().limit != limits.back()) {
+    StatusOr<SweepPoint> at_cap = MeasureStaticLimit(phase_workload, limits.back(), options);
+    if (!at_cap.ok()) return at_cap.status();
+    points.push_back(*std::move(at_cap));
+  }
+  const SweepPoint& knee = Knee(points, options.knee_fraction);
+  PhaseOracle oracle;
+  oracle.limit = knee.limit;
+  oracle.throughput = knee.throughput;
+  oracle.p50_ms = knee.p50_ms;
+  oracle.p99_ms = knee.p99_ms;
+  oracle.client_throughput = knee.client_throughput;
+  oracle.window_noise = knee.window_noise;
   oracle.sweep = std::move(points);
   return oracle;
 }

@@ -49,6 +49,19 @@ TEST(OracleTest, ConstantServiceKneeIsWaitPlusServiceOverService) {
   EXPECT_NEAR((*oracle)[0].p99_ms, 5.0, 0.1);
 }
 
+TEST(OracleTest, MeasuresTheDemandWhereNoAccessWaitsBeyondAFlatStretch) {
+  // 4 ms round trip, a 0.1 ms server that costs 0.4 ms more for an access that waited for its
+  // permit, 100 callers. Below 100 every access waits: the server saturates at 2,000/s from
+  // limit 9 on, and the sweep would stop long before 100. At 100 nobody waits: 10,000/s.
+  Workload w = TwoStages(4.0, Distribution::Constant(0.1), 100);
+  w.stages[1].per_wait_ms = 0.4;
+  StatusOr<std::vector<PhaseOracle>> oracle = ComputeOracle(w, FastOracle());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  EXPECT_EQ((*oracle)[0].limit, 100);
+  EXPECT_NEAR((*oracle)[0].throughput, 10'000.0, 50.0);
+  EXPECT_NEAR((*oracle)[0].sweep[8].throughput, 2'000.0, 10.0);  // Limit 9: the flat stretch.
+}
+
 TEST(OracleTest, EachPhaseHasItsOwnParametersAndEqualPhasesShareASweep) {
   Workload w = TwoStages(4.0, Distribution::Constant(1.0), 64);
   ParamChange slower{.is_stage = true, .indices = {1}, .param = ParamChange::Param::kScale,
