@@ -26,6 +26,7 @@
 #include "bench_rounds.h"
 #include "blobtune/metrics/exporter.h"
 #include "mail_server.h"
+#include "progress_line.h"
 #include "sweep_plot.h"
 #include "trace_plot.h"
 
@@ -119,7 +120,12 @@ int main(int argc, char** argv) {
                    .progress = &rounds_progress};
   std::vector<Row> rows;
   Status run;
-  run = RunPoints(config, points, parts, &rows);
+  {
+    // Rounds done, the configuration running and, for the blob path, its limit, on stderr
+    // when that is a terminal.
+    ProgressLine progress(isatty(STDERR_FILENO) != 0, [&] { return rounds_progress.Text(); });
+    run = RunPoints(config, points, parts, &rows);
+  }
   fs::remove_all(parts.data_dir);
   if (!run.ok()) std::cerr << "blobtune-delivery: " << run << "\n";
   const int exit_code = run.ok() ? 0 : 1;
