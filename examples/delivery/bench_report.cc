@@ -40,23 +40,27 @@ std::optional<double> RatioToLegacy(const std::vector<Row>& rows, const Row& row
   return std::nullopt;
 }
 
-void PrintTable(const BenchConfig& config, const std::vector<Row>& rows) {
+void PrintTableHeader() {
   std::printf("%-30s %9s %9s %9s %9s %9s %8s  %s\n", "Name (time in s)", "Min", "Max", "Mean",
               "StdDev", "Median", "Ratio", "Limit");
-  for (const Row& row : rows) {
-    Stats s = Summarize(row.seconds);
-    std::string suffix = std::to_string(row.point.messages) + "_" + SizeLabel(row.point.size);
-    std::string name = row.mode == "legacy" ? "test_legacy_" + suffix
-                                            : "test_blobs_" + suffix + "_c" + row.concurrency;
-    std::optional<double> ratio = RatioToLegacy(rows, row);
-    char ratio_text[16] = "-";
-    if (ratio) std::snprintf(ratio_text, sizeof(ratio_text), "%.2f", *ratio);
-    std::string limit = row.settled_limit ? "settled at " + std::to_string(*row.settled_limit)
-                        : row.mode == "blobs" ? "fixed " + row.concurrency
-                                              : "";
-    std::printf("%-30s %9.4f %9.4f %9.4f %9.4f %9.4f %8s  %s\n", name.c_str(), s.min, s.max,
-                s.mean, s.stddev, s.median, ratio_text, limit.c_str());
-  }
+}
+
+void PrintTableRow(const std::vector<Row>& rows, const Row& row) {
+  Stats s = Summarize(row.seconds);
+  std::string suffix = std::to_string(row.point.messages) + "_" + SizeLabel(row.point.size);
+  std::string name = row.mode == "legacy" ? "test_legacy_" + suffix
+                                          : "test_blobs_" + suffix + "_c" + row.concurrency;
+  std::optional<double> ratio = RatioToLegacy(rows, row);
+  char ratio_text[16] = "-";
+  if (ratio) std::snprintf(ratio_text, sizeof(ratio_text), "%.2f", *ratio);
+  std::string limit = row.settled_limit ? "settled at " + std::to_string(*row.settled_limit)
+                      : row.mode == "blobs" ? "fixed " + row.concurrency
+                                            : "";
+  std::printf("%-30s %9.4f %9.4f %9.4f %9.4f %9.4f %8s  %s\n", name.c_str(), s.min, s.max,
+              s.mean, s.stddev, s.median, ratio_text, limit.c_str());
+}
+
+void PrintTableFooter(const BenchConfig& config) {
   std::printf("(%d rounds each after one warm-up, every message verified; time scale %g: "
               "multiply by %g for the original system's seconds)\n",
               config.rounds, config.time_scale, 1.0 / config.time_scale);

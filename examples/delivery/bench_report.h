@@ -17,7 +17,11 @@ namespace blobtune::delivery {
 // The mean of `row` divided by the mean of the legacy row at its point, if there is one.
 std::optional<double> RatioToLegacy(const std::vector<Row>& rows, const Row& row);
 
-void PrintTable(const BenchConfig& config, const std::vector<Row>& rows);
+// The table, a row at a time as the configurations finish: the header, then each row (`row`
+// is the last of `rows`, whose legacy row at its point, if any, came first), then the footer.
+void PrintTableHeader();
+void PrintTableRow(const std::vector<Row>& rows, const Row& row);
+void PrintTableFooter(const BenchConfig& config);
 void PrintJson(const std::vector<Row>& rows);
 
 }  // namespace blobtune::delivery

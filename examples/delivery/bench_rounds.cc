@@ -139,7 +139,10 @@ Status RunConfigurations(const BenchConfig& config, SizePoint point, const Bench
       if (mode == "blobs" && concurrency == "auto") row.settled_limit = result->final_limit;
     }
     parts.progress->Leave();  // Before the limiter goes.
-    if (!row.seconds.empty()) rows->push_back(std::move(row));
+    if (!row.seconds.empty()) {
+      rows->push_back(std::move(row));
+      if (parts.on_row) parts.on_row(*rows);
+    }
     if (!failed.ok()) return failed;
     if (*parts.interrupted) break;
   }

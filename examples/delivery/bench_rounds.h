@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -66,6 +67,8 @@ struct BenchParts {
   std::filesystem::path data_dir;  // Scratch room for each run's store.
   const volatile std::sig_atomic_t* interrupted = nullptr;  // Stops at the next round when set.
   RoundsProgress* progress = nullptr;
+  // Called with all rows so far after each configuration's row is added; may be empty.
+  std::function<void(const std::vector<Row>& rows)> on_row;
 };
 
 // The rounds of every configuration of `config` at `point`. Appends a Row per configuration

@@ -124,6 +124,13 @@ int main(int argc, char** argv) {
     // Rounds done, the configuration running and, for the blob path, its limit, on stderr
     // when that is a terminal.
     ProgressLine progress(isatty(STDERR_FILENO) != 0, [&] { return rounds_progress.Text(); });
+    if (!config.json) {  // The table grows a row as each configuration finishes.
+      PrintTableHeader();
+      std::fflush(stdout);
+      parts.on_row = [&](const std::vector<Row>& done) {
+        progress.Above([&] { PrintTableRow(done, done.back()); });
+      };
+    }
     run = RunPoints(config, points, parts, &rows);
   }
   fs::remove_all(parts.data_dir);
@@ -133,7 +140,7 @@ int main(int argc, char** argv) {
   if (config.json) {
     PrintJson(rows);
   } else {
-    PrintTable(config, rows);
+    PrintTableFooter(config);
   }
   if (!config.plot.empty()) {
     Status written = WritePlot(config, rows);

@@ -6,8 +6,8 @@ namespace blobtune::delivery {
 
 ProgressLine::ProgressLine(bool enabled, std::function<std::string()> text,
                            std::chrono::milliseconds interval)
-    : text_(std::move(text)), interval_(interval) {
-  if (enabled) ticker_ = std::thread([this] { Tick(); });
+    : enabled_(enabled), text_(std::move(text)), interval_(interval) {
+  if (enabled_) ticker_ = std::thread([this] { Tick(); });
 }
 
 ProgressLine::~ProgressLine() { Stop(); }
@@ -21,10 +21,23 @@ void ProgressLine::Stop() {
   if (ticker_.joinable()) ticker_.join();
 }
 
+void ProgressLine::Above(const std::function<void()>& print) {
+  std::lock_guard lock(mutex_);
+  ClearLocked();
+  print();
+  std::fflush(stdout);
+}
+
+void ProgressLine::ClearLocked() {
+  if (!enabled_ || width_ == 0) return;
+  std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
+  std::fflush(stderr);
+  width_ = 0;
+}
+
 void ProgressLine::Tick() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    lock.unlock();
     std::string line = text_();
     // Pads over the rest of a longer previous line.
     const size_t shown = line.size();
@@ -32,11 +45,9 @@ void ProgressLine::Tick() {
     width_ = shown;
     std::fprintf(stderr, "\r%s", line.c_str());
     std::fflush(stderr);
-    lock.lock();
     wake_.wait_for(lock, interval_, [this] { return stopping_; });
   }
-  std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
-  std::fflush(stderr);
+  ClearLocked();
 }
 
 }  // namespace blobtune::delivery

@@ -4,10 +4,12 @@
 //
 //   ProgressLine progress([&] { return "round " + std::to_string(done.load()) + "/8"; });
 //   ...  // The ticker calls the function every 200 ms.
+//   progress.Above([] { std::printf("a result\n"); });  // Printed where the line was.
 //   progress.Stop();  // Clears the line (the destructor does too).
 //
 // Thread-safety: the text function runs on the ticker thread and must read only what is safe
-// to read there (atomics, thread-safe getters); Stop() and the destructor from the owner.
+// to read there (atomics, thread-safe getters); Above() from any thread; Stop() and the
+// destructor from the owner.
 #ifndef BLOBTUNE_EXAMPLES_DELIVERY_PROGRESS_LINE_H_
 #define BLOBTUNE_EXAMPLES_DELIVERY_PROGRESS_LINE_H_
 
@@ -29,18 +31,24 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
   ~ProgressLine();
 
+  // Runs `print` (which writes whole lines to stdout) with the line cleared, so that results
+  // and progress share a terminal; the line comes back at the next tick.
+  void Above(const std::function<void()>& print);
+
   // Stops the ticker and clears the line. Idempotent.
   void Stop();
 
  private:
   void Tick();
+  void ClearLocked();  // REQUIRES: mutex_ held.
 
+  const bool enabled_;
   std::function<std::string()> text_;
   const std::chrono::milliseconds interval_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;  // Guarded by mutex_.
-  size_t width_ = 0;       // Ticker thread only: the length of the line on screen.
+  size_t width_ = 0;       // Guarded by mutex_: the length of the line on screen.
   std::thread ticker_;
 };
 
