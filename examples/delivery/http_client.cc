@@ -17,6 +17,10 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// Largest answer body read. The largest the mail server sends is a legacy batch of at most
+// 64 MiB of documents (or one message, at most 64 MiB); Beast's default is 8 MiB.
+constexpr uint64_t kMaxResponseBytes = uint64_t{128} << 20;
+
 HttpClient::HttpClient(asio::any_io_executor executor, std::string host, uint16_t port,
                        RetryPolicy retry)
     : executor_(std::move(executor)), host_(std::move(host)), port_(port), retry_(retry) {}
@@ -70,9 +74,10 @@ asio::awaitable<StatusOr<HttpResponse>> HttpClient::Request(http::verb verb, std
     co_await http::async_write(*stream, request, asio::redirect_error(asio::use_awaitable, ec));
     beast::flat_buffer buffer;
     examples::ReserveReceiveRoom(buffer);  // Else a 10 MB batch takes 20,000 receives.
-    http::response<http::string_body> response;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(kMaxResponseBytes);
     if (!ec) {
-      co_await http::async_read(*stream, buffer, response,
+      co_await http::async_read(*stream, buffer, parser,
                                 asio::redirect_error(asio::use_awaitable, ec));
     }
     if (ec) {
@@ -82,11 +87,17 @@ asio::awaitable<StatusOr<HttpResponse>> HttpClient::Request(http::verb verb, std
                                  ec.message());
       continue;
     }
+    http::response<http::string_body> response = parser.release();
     if (response.keep_alive()) idle_.push_back(std::move(stream));
     if (response.result() == http::status::service_unavailable) {
       last = Status::Unavailable(std::string(http::to_string(verb)) + " " + target + ": 503 " +
                                  response.body());
       continue;
+    }
+    if (response.result() == http::status::payload_too_large) {
+      // Sending it again would be refused again: a bound, not a fault.
+      co_return Status::ResourceExhausted(std::string(http::to_string(verb)) + " " + target +
+                                          ": 413 " + response.body());
     }
     co_return HttpResponse{response.result_int(), std::move(response.body())};
   }

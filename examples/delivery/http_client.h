@@ -1,6 +1,6 @@
 // HttpClient: the delivery client's connection to the mail server: HTTP/1.1 over a pool of
 // keep-alive connections, with retries and exponential backoff on transport errors, resets and
-// 503 answers.
+// 503 answers; a 413 is an error of its own, not retried.
 //
 //   HttpClient client(executor, "127.0.0.1", port);
 //   StatusOr<HttpResponse> r = co_await client.Request(http::verb::get, "/incoming/msg-000001");
@@ -50,8 +50,9 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
   ~HttpClient();
 
-  // Sends the request, retrying transport errors and 503s. Any other answer is returned as is
-  // (the caller decides what a 404 means); UNAVAILABLE once the attempts are used up.
+  // Sends the request, retrying transport errors and 503s. A 413 (body over the server's limit)
+  // is RESOURCE_EXHAUSTED with the server's message, never retried. Any other answer is returned
+  // as is (the caller decides what a 404 means); UNAVAILABLE once the attempts are used up.
   boost::asio::awaitable<StatusOr<HttpResponse>> Request(boost::beast::http::verb verb,
                                                          std::string target,
                                                          std::string body = {});

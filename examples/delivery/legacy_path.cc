@@ -20,7 +20,10 @@ namespace {
 namespace asio = boost::asio;
 using boost::beast::http::verb;
 
+// Documents per download request: 25, fewer for messages over 2.56 MiB, so that no answer
+// carries more than 64 MiB (at least one document).
 constexpr size_t kDocumentsPerBatch = 25;
+constexpr size_t kMaxBatchBytes = size_t{64} << 20;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
@@ -28,9 +31,12 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
                              RunResult& result) {
   // One batched download of every incoming document, in a few requests.
   std::string documents;
-  for (size_t offset = 0; offset < options.messages; offset += kDocumentsPerBatch) {
+  documents.reserve(options.messages * options.message_size);
+  const size_t per_batch =
+      std::clamp<size_t>(kMaxBatchBytes / options.message_size, 1, kDocumentsPerBatch);
+  for (size_t offset = 0; offset < options.messages; offset += per_batch) {
     // This request's part of the batch cost, and the cost of its bytes.
-    const size_t count = std::min(kDocumentsPerBatch, options.messages - offset);
+    const size_t count = std::min(per_batch, options.messages - offset);
     const double share = static_cast<double>(count) / static_cast<double>(options.messages);
     const double mib = static_cast<double>(count * options.message_size) / kMiB;
     const auto done_at = std::chrono::steady_clock::now() +

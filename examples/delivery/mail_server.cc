@@ -13,11 +13,15 @@
 #include <boost/beast/http.hpp>
 #include <cmath>
 #include <future>
+#include <limits>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <thread>
 
+#include "common/discard_body.h"
 #include "common/listen.h"
+#include "common/receive_buffer.h"
 #include "local_work.h"
 #include "message.h"
 
@@ -30,7 +34,12 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
+using RequestParser = http::request_parser<http::string_body>;
 
+// Largest body of a request that carries no data (GET, DELETE).
+constexpr size_t kNoDataBodyLimit = 64 * 1024;
+// How long a connection may be idle between requests, and how long a body may take to arrive.
+constexpr std::chrono::seconds kReadTimeout{60};
 
 // The value of `key` in a query string such as "offset=10&count=50", or `fallback`.
 size_t QueryNumber(std::string_view query, std::string_view key, size_t fallback) {
@@ -47,15 +56,25 @@ size_t QueryNumber(std::string_view query, std::string_view key, size_t fallback
   return fallback;
 }
 
-Response MakeResponse(const Request& request, http::status status, std::string body) {
-  Response response{status, request.version()};
+Response MakeResponse(unsigned version, bool keep_alive, http::status status, std::string body) {
+  Response response{status, version};
   response.set(http::field::server, "blobtune-mail-server");
   response.set(http::field::content_type, "application/octet-stream");
-  response.keep_alive(request.keep_alive());
+  response.keep_alive(keep_alive);
   response.body() = std::move(body);
   response.prepare_payload();
   return response;
 }
+
+Response MakeResponse(const Request& request, http::status status, std::string body) {
+  return MakeResponse(request.version(), request.keep_alive(), status, std::move(body));
+}
+
+// What reading a request's body came to.
+struct BodyOutcome {
+  bool connection_lost = false;     // Closed, timed out or malformed: end the session.
+  std::optional<Response> refusal;  // The body was over its limit: send this instead.
+};
 
 }  // namespace
 
@@ -129,17 +148,76 @@ class MailServer::Impl {
     }
   }
 
+  // The body limit of the endpoint `request` names, and the option that sets it.
+  std::pair<size_t, const char*> BodyLimit(const http::request_header<>& request) const {
+    std::string_view target(request.target().data(), request.target().size());
+    if (request.method() == http::verb::put && target.starts_with("/outgoing/")) {
+      return {options_.max_upload_bytes, "max_upload_bytes"};
+    }
+    if (request.method() == http::verb::post &&
+        (target == "/sync" || target == "/legacy/upload")) {
+      return {options_.max_sync_bytes, "max_sync_bytes"};
+    }
+    return {kNoDataBodyLimit, "limit for requests without data"};
+  }
+
+  // Reads the body of the request whose header `parser` holds. A body over its endpoint's limit
+  // is refused: with a Content-Length it is read and dropped first, so that the client, which
+  // sends its whole request before it reads, gets the answer and the connection goes on.
+  asio::awaitable<BodyOutcome> ReadBody(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                        RequestParser& parser) {
+    const http::request_header<>& head = parser.get();
+    const auto [limit, limit_name] = BodyLimit(head);
+    auto refusal = [&, limit = limit, limit_name = limit_name](const std::string& size) {
+      std::string message = std::string(head.method_string()) + " " +
+                            std::string(head.target()) + ": body of " + size +
+                            " is over the mail server's " + limit_name + " of " +
+                            std::to_string(limit) + " bytes";
+      return MakeResponse(head.version(), parser.keep_alive(), http::status::payload_too_large,
+                          std::move(message));
+    };
+    if (boost::optional<uint64_t> length = parser.content_length(); length && *length > limit) {
+      if (!co_await examples::DiscardBody(stream, buffer, *length, kReadTimeout)) {
+        co_return BodyOutcome{.connection_lost = true};
+      }
+      co_return BodyOutcome{.refusal = refusal(std::to_string(*length) + " bytes")};
+    }
+    parser.body_limit(limit);
+    examples::ReserveReceiveRoom(buffer);
+    boost::system::error_code ec;
+    stream.expires_after(kReadTimeout);
+    co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == http::error::body_limit) {  // No length given: found out while reading.
+      Response response = refusal("unknown length");
+      response.keep_alive(false);  // The rest of the body is still on its way.
+      co_return BodyOutcome{.refusal = std::move(response)};
+    }
+    co_return BodyOutcome{.connection_lost = static_cast<bool>(ec)};
+  }
+
   asio::awaitable<void> Serve(tcp::socket socket) {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
     for (;;) {
-      Request request;
+      RequestParser parser;
+      parser.body_limit(std::numeric_limits<uint64_t>::max());  // ReadBody checks the size.
       boost::system::error_code ec;
-      stream.expires_after(std::chrono::seconds(60));
-      co_await http::async_read(stream, buffer, request,
-                                asio::redirect_error(asio::use_awaitable, ec));
+      stream.expires_after(kReadTimeout);
+      co_await http::async_read_header(stream, buffer, parser,
+                                       asio::redirect_error(asio::use_awaitable, ec));
       if (ec) co_return;  // Closed by the client, timed out, or malformed: end the session.
+      BodyOutcome body = co_await ReadBody(stream, buffer, parser);
+      if (body.connection_lost) co_return;
       ++report_.requests;
+      if (body.refusal) {  // Refused before the lookup: it costs only the round trip.
+        ++report_.too_large;
+        co_await SleepUntil(std::chrono::steady_clock::now() + Scaled(options_.network_rtt));
+        co_await http::async_write(stream, *body.refusal,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+        if (ec || !body.refusal->keep_alive()) co_return;
+        continue;
+      }
+      Request request = parser.release();
 
       enum class Fault { kNone, kError, kReset, kStall } fault = Fault::kNone;
       if (options_.fault_rate > 0 &&
@@ -248,6 +326,9 @@ StatusOr<std::unique_ptr<MailServer>> MailServer::Start(const MailServerOptions&
   }
   if (options.fault_rate < 0 || options.fault_rate >= 1) {
     return Status::InvalidArgument("fault_rate must be in [0, 1)");
+  }
+  if (options.max_upload_bytes == 0 || options.max_sync_bytes == 0) {
+    return Status::InvalidArgument("max_upload_bytes and max_sync_bytes must be at least 1");
   }
   auto impl = std::make_unique<Impl>(options);
   Status listening = impl->Listen();

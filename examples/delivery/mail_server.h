@@ -7,7 +7,8 @@
 // Network round trip, bandwidth and the costs of the listing and sync are options; every cost is
 // multiplied by `time_scale` so a benchmark fits in seconds. (The legacy endpoints cost only the
 // lookup and the network: the legacy path's per-byte cost is the client's, see delivery_run.h.) With `fault_rate` > 0 a request may
-// get a 503, a reset connection or a stall instead of a normal answer.
+// get a 503, a reset connection or a stall instead of a normal answer. A request body over its
+// endpoint's limit is read and dropped and answered 413 with a message saying which limit.
 //
 //   GET    /incoming             ids of the incoming messages, one per line
 //   GET    /incoming/{id}        a message blob
@@ -52,6 +53,12 @@ struct MailServerOptions {
   // measured blob runs spend about 3.8 s outside the per-message work. Default: 1.9 s each.
   std::chrono::microseconds list_cost{1'900'000};
   std::chrono::microseconds sync_cost{1'900'000};
+  // Largest body of a message upload (PUT /outgoing/{id}), in bytes. Default: 65 MiB, which fits
+  // the largest message the simulator makes (64 MiB) with its 16-byte encryption tag.
+  size_t max_upload_bytes = size_t{65} << 20;
+  // Largest body of the metadata sync (POST /sync) and of the legacy upload, in bytes. The sync
+  // carries about 4.6 KB per message. Default: 64 MiB, which fits 10,000 messages (46 MB).
+  size_t max_sync_bytes = size_t{64} << 20;
   // Probability that a request is answered with a fault (503, reset or stall). Default: 0.
   double fault_rate = 0;
   // Listen address; port 0 picks a free port. Default: 127.0.0.1:0.
@@ -67,6 +74,7 @@ struct MailServerReport {
   size_t syncs = 0;                            // POST /sync requests.
   size_t requests = 0;
   size_t faults = 0;                           // Requests answered with an injected fault.
+  size_t too_large = 0;                        // Requests answered 413 (body over a limit).
 };
 
 class MailServer {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "blobtune/tuner/clock.h"
+#include "common/discard_body.h"
 #include "common/receive_buffer.h"
 
 namespace blobtune::server {
@@ -53,26 +54,6 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
                                                asio::redirect_error(asio::use_awaitable, ec));
   }
   stream.close();
-}
-
-// Reads and drops the `length` bytes of a refused request's body (those already in `buffer`
-// first), so that the connection can take the next request: cheaper for both sides than a
-// close and a new connection. False if they did not all arrive within `timeout`.
-asio::awaitable<bool> DiscardBody(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                  uint64_t length, std::chrono::milliseconds timeout) {
-  const size_t buffered = static_cast<size_t>(std::min<uint64_t>(length, buffer.size()));
-  buffer.consume(buffered);
-  uint64_t left = length - buffered;
-  stream.expires_after(timeout);
-  while (left > 0) {
-    error_code ec;
-    const size_t received = co_await stream.async_read_some(
-        buffer.prepare(static_cast<size_t>(std::min<uint64_t>(left, examples::kReceiveChunkBytes))),
-        asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return false;
-    left -= received;
-  }
-  co_return true;
 }
 
 // The answer to a request whose header could not be parsed, or nothing when the connection just
@@ -152,7 +133,7 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     // one that may never come (the client waits for 100 Continue) or has no length ends it.
     const int retry = options.retry_after_seconds;
     if (head.length && head.has_body && head.client_keep_alive && !head.expects_continue) {
-      if (!co_await DiscardBody(stream, buffer, *head.length, options.body_timeout)) {
+      if (!co_await examples::DiscardBody(stream, buffer, *head.length, options.body_timeout)) {
         co_return std::nullopt;
       }
       co_return ErrorResponse(permit.status(), retry, /*keep_alive=*/true);
