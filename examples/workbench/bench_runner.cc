@@ -134,7 +134,8 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options) {
     entry.workload = workload;
     if (options.seed) entry.workload.seed = *options.seed;
   }
-  for (WorkloadReport& entry : report.workloads) {
+  for (size_t index = 0; index < report.workloads.size(); ++index) {
+    WorkloadReport& entry = report.workloads[index];
     const Workload& w = entry.workload;
     auto start = std::chrono::steady_clock::now();
     OracleOptions oracle_options = options.oracle;
@@ -159,8 +160,9 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options) {
     }
     if (options.progress) {
       char line[200];
-      std::snprintf(line, sizeof line, "%-28s oracle %5.2f s, %zu algorithms %5.2f s", w.name.c_str(),
-                    oracle_s, runs.size(), SecondsSince(start));
+      std::snprintf(line, sizeof line, "[%zu/%zu] %-28s oracle %5.2f s, %zu algorithms %5.2f s",
+                    index + 1, report.workloads.size(), w.name.c_str(), oracle_s, runs.size(),
+                    SecondsSince(start));
       options.progress(line);
     }
   }
