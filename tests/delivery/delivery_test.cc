@@ -5,10 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "blobtune/store/blob_store.h"
-#include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/limiter.h"
 #include "common/temp_dir.h"
+#include "delivery_parts.h"
 #include "delivery_run.h"
 #include "mail_server.h"
 
@@ -28,21 +26,7 @@ class DeliveryTest : public ::testing::Test {
     return std::move(server).value();
   }
 
-  std::unique_ptr<store::BlobStore> OpenStore() {
-    store::StoreOptions options;
-    options.directory = dir_.Sub("store");
-    options.namespaces = {kIncoming, kPayload, kDocuments};
-    options.durability = store::Durability::kNoSync;
-    auto opened = store::BlobStore::Open(options);
-    EXPECT_TRUE(opened.ok()) << opened.status();
-    return std::move(opened).value();
-  }
-
-  static std::unique_ptr<tuner::Limiter> FixedLimiter(int limit) {
-    auto algorithm =
-        tuner::MakeAlgorithm({.name = "fixed", .params = {{"limit", static_cast<double>(limit)}}});
-    return tuner::Limiter::Create({.algorithm = std::move(algorithm).value()}).value();
-  }
+  std::unique_ptr<store::BlobStore> OpenStore() { return OpenDeliveryStore(dir_.Sub("store")); }
 
   static void ExpectEachDeletedOnce(MailServer& server) {
     MailServerReport report = server.Report();
