@@ -99,11 +99,12 @@ class LmdbBlobStore final : public BlobStore {
   }
 
   Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
-             uint32_t user_flags) override {
+             uint32_t user_flags, PutOutcome* outcome) override {
     StatusOr<PreparedWrite> w = Prepare(WriteOp::Kind::kPut, ns, id, bytes, user_flags);
     if (!w.ok()) return Fail(StoreOp::kPut, w.status());
     SyncCompletion completion;
     w->done = completion.Callback();
+    w->outcome_out = outcome;  // Written by the writer thread before the callback runs.
     // The payload stays borrowed: this thread waits until the writer is done with it.
     if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(StoreOp::kPut, s);
     return completion.Wait();
@@ -124,6 +125,7 @@ class LmdbBlobStore final : public BlobStore {
     StatusOr<PreparedWrite> w =
         Prepare(op.kind(), op.ns(), op.id(), op.bytes(), op.user_flags());
     if (!w.ok()) return Fail(kind, w.status());
+    w->outcome_out = op.outcome_out();
     w->owned = std::move(op).TakeOwnedBytes();  // Moving a vector keeps `payload` valid.
     w->done = std::move(done);
     if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(kind, s);

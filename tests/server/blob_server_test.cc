@@ -66,6 +66,21 @@ TEST_F(BlobServerTest, PutGetHeadListDeleteOnOneKeepAliveConnection) {
   EXPECT_EQ(client.Send(http::verb::get, "/blobs/photos/cat-1").result_int(), 404);
 }
 
+TEST_F(BlobServerTest, PutThatCreatesIs201AndPutThatReplacesIs200) {
+  Start();
+  TestClient client(port());
+  HttpResponse first = client.Send(http::verb::put, "/blobs/photos/cat-1", "meow");
+  EXPECT_EQ(first.result_int(), 201) << first.body();
+  HttpResponse second = client.Send(http::verb::put, "/blobs/photos/cat-1", "purr!");
+  EXPECT_EQ(second.result_int(), 200) << second.body();
+  EXPECT_NE(second.body().find("replaced photos/cat-1 (5 bytes)"), std::string::npos)
+      << second.body();
+  EXPECT_EQ(client.Send(http::verb::get, "/blobs/photos/cat-1").body(), "purr!");
+  // Once erased, the id is new again.
+  ASSERT_EQ(client.Send(http::verb::delete_, "/blobs/photos/cat-1").result_int(), 204);
+  EXPECT_EQ(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow").result_int(), 201);
+}
+
 TEST_F(BlobServerTest, MissingBlobIs404WithAMessage) {
   Start();
   TestClient client(port());

@@ -65,6 +65,11 @@ struct StoreStats {
   uint64_t map_growths = 0;         // Times the map grew since open.
 };
 
+// What a put found in its own write transaction: no blob under its id (it created one) or a blob
+// it replaced. Two puts of one id in one group commit see each other: the first creates, the
+// second replaces.
+enum class PutOutcome { kCreated, kReplaced };
+
 // One put or erase for SubmitWrite. A plain movable value.
 class WriteOp {
  public:
@@ -78,6 +83,12 @@ class WriteOp {
   static WriteOp PutBorrowed(std::string ns, std::string id, std::span<const std::byte> bytes,
                              uint32_t user_flags = 0);
   static WriteOp Erase(std::string ns, std::string id);
+
+  // A put with an outcome pointer: before its completion callback runs with ok, the writer thread
+  // stores in `*outcome` whether the put created or replaced its blob. REQUIRES: `outcome` stays
+  // valid until the callback has run (or SubmitWrite returned an error). Ignored by an erase.
+  void set_outcome_out(PutOutcome* outcome) noexcept { outcome_out_ = outcome; }
+  PutOutcome* outcome_out() const noexcept { return outcome_out_; }
 
   Kind kind() const noexcept { return kind_; }
   const std::string& ns() const noexcept { return ns_; }
@@ -97,6 +108,7 @@ class WriteOp {
   std::span<const std::byte> borrowed_bytes_;
   bool borrowed_ = false;
   uint32_t user_flags_ = 0;
+  PutOutcome* outcome_out_ = nullptr;
 };
 
 // Completion of a submitted write: called exactly once, on the store's writer thread, after the
@@ -148,12 +160,13 @@ class BlobStore {
   virtual ~BlobStore() = default;
 
   // Stores `bytes` under `id` in namespace `ns`, replacing any blob with that id; returns once
-  // the commit is durable (see StoreOptions::durability).
+  // the commit is durable (see StoreOptions::durability). On ok, `*outcome` (when not null) says
+  // whether a blob with that id existed in the put's own transaction (PutOutcome).
   // Errors: INVALID_ARGUMENT (unknown namespace, empty id, id over the LMDB key limit of 511
   // bytes), RESOURCE_EXHAUSTED (blob over max_blob_size_bytes, map at max_map_size_bytes, write
   // queue full), CANCELLED (store closing), or what the commit reported.
   virtual Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
-                     uint32_t user_flags = 0) = 0;
+                     uint32_t user_flags = 0, PutOutcome* outcome = nullptr) = 0;
   // Removes a blob; NOT_FOUND if there was none. Durable like Put.
   virtual Status Erase(std::string_view ns, std::string_view id) = 0;
 
