@@ -116,7 +116,11 @@ class GateStore final : public BlobStore {
     if (!s.ok()) writes_.fetch_sub(1);
     return s;
   }
-  StatusOr<std::vector<std::byte>> Get(std::string_view ns, std::string_view id) override {
+  using BlobStore::Get;
+  using BlobStore::ViewBlob;
+
+  Status Get(const ReadOptions& options, std::string_view ns, std::string_view id,
+             std::vector<std::byte>* out, BlobInfo* info) override {
     Enter(reads_, max_reads_);
     {
       MutexLock lock(mu_);
@@ -127,7 +131,7 @@ class GateStore final : public BlobStore {
         --held_reads_;
       }
     }
-    StatusOr<std::vector<std::byte>> got = inner_.Get(ns, id);
+    Status got = inner_.Get(options, ns, id, out, info);
     reads_.fetch_sub(1);
     return got;
   }
@@ -137,12 +141,9 @@ class GateStore final : public BlobStore {
     return inner_.Put(ns, id, bytes, user_flags, outcome);
   }
   Status Erase(std::string_view ns, std::string_view id) override { return inner_.Erase(ns, id); }
-  Status Get(std::string_view ns, std::string_view id, std::vector<std::byte>* out,
-             BlobInfo* info) override {
-    return inner_.Get(ns, id, out, info);
-  }
-  Status ViewBlob(std::string_view ns, std::string_view id, ViewFn fn) override {
-    return inner_.ViewBlob(ns, id, fn);
+  Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
+                  ViewFn fn) override {
+    return inner_.ViewBlob(options, ns, id, fn);
   }
   StatusOr<bool> Exists(std::string_view ns, std::string_view id) override {
     return inner_.Exists(ns, id);
