@@ -229,11 +229,14 @@ TEST_F(BlobStoreTest, QueuedWritesShareOneTransaction) {
 }
 
 TEST_F(BlobStoreTest, PutsInOneBatchSeeEachOtherWhenTheyReportTheirOutcome) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store->Put("incoming", "old", Bytes("before")).ok());
+  }
   StoreOptions o = Options();
   o.max_batch_operations = 4;
   o.max_batch_delay = std::chrono::seconds(30);  // The batch is full long before.
   auto store = OpenStore(o);
-  ASSERT_TRUE(store->Put("incoming", "old", Bytes("before")).ok());
   const uint64_t commits_before = store->Stats().commits;
   // Initialised to the opposite of what each put must report, so that a value nobody wrote
   // cannot pass.
