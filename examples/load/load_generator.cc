@@ -101,7 +101,10 @@ class Runner {
     const SteadyTime sent = std::chrono::steady_clock::now();
     StatusOr<Reply> reply = co_await connection.Send(verb, std::move(target), std::move(body));
     const SteadyTime done = std::chrono::steady_clock::now();
-    if (put && reply.ok() && reply->status == 201) result_.acknowledged.push_back(n);
+    // 201: stored a new blob; 200: replaced one (a store that already held this id).
+    if (put && reply.ok() && (reply->status == 201 || reply->status == 200)) {
+      result_.acknowledged.push_back(n);
+    }
     if (!Measured(scheduled)) co_return;
     lag_ms_.push_back(std::chrono::duration<double, std::milli>(sent - scheduled).count());
     if (!reply.ok()) {

@@ -72,7 +72,7 @@ struct LoadResult {
   // cannot keep up adds this to every latency; large values mean the figures are the client's).
   LatencySummary send_lag;
   double ok_per_second = 0;
-  // Every PUT answered 201 (warm-up included): the sequence numbers of their ids.
+  // Every PUT answered 201 or 200 (warm-up included): the sequence numbers of their ids.
   std::vector<uint64_t> acknowledged;
   int connections_opened = 0;
 };

@@ -92,11 +92,15 @@ asio::awaitable<Response> BlobHandler::Put(Route route, tuner::Permit permit,
   // twice); the arguments are named first.
   std::string ns = route.ns;
   std::string id = route.id;
-  Status put = co_await blobs_.AsyncPut(std::move(permit), std::move(ns), std::move(id),
-                                        std::move(body), asio::use_awaitable);
-  if (!put.ok()) co_return ErrorResponse(put, options_.retry_after_seconds, keep_alive);
-  co_return TextResponse(http::status::created,
-                         "stored " + BlobName(route) + " (" + std::to_string(size) + " bytes)",
+  StatusOr<store::PutOutcome> put =
+      co_await blobs_.AsyncPutWithOutcome(std::move(permit), std::move(ns), std::move(id),
+                                          std::move(body), asio::use_awaitable);
+  if (!put.ok()) co_return ErrorResponse(put.status(), options_.retry_after_seconds, keep_alive);
+  // 201 when the blob is new, 200 when it replaced one (RFC 9110, 9.3.4).
+  const bool created = *put == store::PutOutcome::kCreated;
+  co_return TextResponse(created ? http::status::created : http::status::ok,
+                         (created ? "stored " : "replaced ") + BlobName(route) + " (" +
+                             std::to_string(size) + " bytes)",
                          keep_alive);
 }
 

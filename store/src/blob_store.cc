@@ -99,11 +99,12 @@ class LmdbBlobStore final : public BlobStore {
   }
 
   Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
-             uint32_t user_flags) override {
+             uint32_t user_flags, PutOutcome* outcome) override {
     StatusOr<PreparedWrite> w = Prepare(WriteOp::Kind::kPut, ns, id, bytes, user_flags);
     if (!w.ok()) return Fail(StoreOp::kPut, w.status());
     SyncCompletion completion;
     w->done = completion.Callback();
+    w->outcome_out = outcome;  // Written by the writer thread before the callback runs.
     // The payload stays borrowed: this thread waits until the writer is done with it.
     if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(StoreOp::kPut, s);
     return completion.Wait();
@@ -124,23 +125,22 @@ class LmdbBlobStore final : public BlobStore {
     StatusOr<PreparedWrite> w =
         Prepare(op.kind(), op.ns(), op.id(), op.bytes(), op.user_flags());
     if (!w.ok()) return Fail(kind, w.status());
+    w->outcome_out = op.outcome_out();
     w->owned = std::move(op).TakeOwnedBytes();  // Moving a vector keeps `payload` valid.
     w->done = std::move(done);
     if (Status s = writer_->Enqueue(*std::move(w)); !s.ok()) return Fail(kind, s);
     return Status::Ok();
   }
 
-  StatusOr<std::vector<std::byte>> Get(std::string_view ns, std::string_view id) override {
-    std::vector<std::byte> out;
-    if (Status s = Get(ns, id, &out, nullptr); !s.ok()) return s;
-    return out;
-  }
+  using BlobStore::Get;
+  using BlobStore::ViewBlob;
 
-  Status Get(std::string_view ns, std::string_view id, std::vector<std::byte>* out,
-             BlobInfo* info) override {
+  Status Get(const ReadOptions& options, std::string_view ns, std::string_view id,
+             std::vector<std::byte>* out, BlobInfo* info) override {
+    const bool verify = Verifies(options);
     // The checksum is computed while copying (one pass over the bytes), not before.
     auto copy = [&](std::span<const std::byte> bytes, const BlobInfo& i) -> Status {
-      if (!options_.verify_checksums) {
+      if (!verify) {
         out->assign(bytes.begin(), bytes.end());
       } else if (Status s = internal::CheckPayloadChecksum(VerifiedCopy(bytes, out), bytes.size(),
                                                            i, id);
@@ -154,8 +154,9 @@ class LmdbBlobStore final : public BlobStore {
     return Read(StoreOp::kGet, ns, id, /*verify=*/false, copy);
   }
 
-  Status ViewBlob(std::string_view ns, std::string_view id, ViewFn fn) override {
-    return Read(StoreOp::kView, ns, id, /*verify=*/true, fn);
+  Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
+                  ViewFn fn) override {
+    return Read(StoreOp::kView, ns, id, Verifies(options), fn);
   }
 
   StatusOr<BlobInfo> Stat(std::string_view ns, std::string_view id) override {
@@ -269,8 +270,13 @@ class LmdbBlobStore final : public BlobStore {
     return crc;
   }
 
-  // Looks the blob up in a read transaction, checks its header and, if `verify` and the options
-  // say so, its bytes; then calls fn(payload, info). If fn returns a Status, that is the result.
+  // Whether a read with `options` checks the blob's CRC32C.
+  bool Verifies(const ReadOptions& options) const {
+    return options.verify_checksums.value_or(options_.verify_checksums);
+  }
+
+  // Looks the blob up in a read transaction, checks its header and, if `verify`, its bytes; then
+  // calls fn(payload, info). If fn returns a Status, that is the result.
   template <typename F>
   Status Read(StoreOp op, std::string_view ns, std::string_view id, bool verify, F&& fn) {
     StatusOr<size_t> index = Check(ns, id);
@@ -287,7 +293,7 @@ class LmdbBlobStore final : public BlobStore {
         !s.ok()) {
       return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
     }
-    if (verify && options_.verify_checksums) {
+    if (verify) {
       if (Status s = internal::VerifyPayload(payload, info, id); !s.ok()) {
         return Fail(op, s.WithContext("namespace '" + std::string(ns) + "'"));
       }

@@ -195,10 +195,18 @@ int LmdbTxn::Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexce
   return mdb_get(txn_, dbi, &k, value);
 }
 
-int LmdbTxn::Reserve(MDB_dbi dbi, std::string_view key, size_t size, std::byte** out) noexcept {
+int LmdbTxn::Reserve(MDB_dbi dbi, std::string_view key, size_t size, std::byte** out,
+                     bool* existed) noexcept {
   MDB_val k = ToVal(key);
   MDB_val v{size, nullptr};
-  const int rc = mdb_put(txn_, dbi, &k, &v, MDB_RESERVE);
+  // MDB_NOOVERWRITE fails with MDB_KEYEXIST (changing nothing) when the key is there; then the
+  // plain put replaces the value.
+  int rc = mdb_put(txn_, dbi, &k, &v, MDB_RESERVE | MDB_NOOVERWRITE);
+  *existed = rc == MDB_KEYEXIST;
+  if (*existed) {
+    v = MDB_val{size, nullptr};  // MDB_KEYEXIST pointed it at the existing value.
+    rc = mdb_put(txn_, dbi, &k, &v, MDB_RESERVE);
+  }
   if (rc == MDB_SUCCESS) *out = static_cast<std::byte*>(v.mv_data);
   return rc;
 }

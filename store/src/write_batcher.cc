@@ -133,6 +133,9 @@ void WriteBatcher::Run() {
           observer_->OnError(OpOf(batch[i]), results[i].code());
         }
       }
+      if (results[i].ok() && batch[i].outcome_out != nullptr) {
+        *batch[i].outcome_out = batch[i].outcome;
+      }
       // Move the callback out first: it may release what the borrowed payload points into.
       WriteCallback done = std::move(batch[i].done);
       done(std::move(results[i]));
@@ -160,8 +163,10 @@ WriteBatcher::Outcome WriteBatcher::TryCommit(std::span<PreparedWrite> batch,
     results[i] = Status::Ok();
     if (w.kind == WriteOp::Kind::kPut) {
       std::byte* dst = nullptr;
-      rc = txn->Reserve(w.dbi, w.id, w.RecordBytes(), &dst);
+      bool existed = false;
+      rc = txn->Reserve(w.dbi, w.id, w.RecordBytes(), &dst, &existed);
       if (rc == MDB_SUCCESS) {
+        w.outcome = existed ? PutOutcome::kReplaced : PutOutcome::kCreated;
         std::memcpy(dst, w.header.data(), kHeaderSize);
         if (!w.payload.empty()) std::memcpy(dst + kHeaderSize, w.payload.data(), w.payload.size());
         *record_bytes += w.RecordBytes();

@@ -54,6 +54,10 @@ struct PreparedWrite {
   std::span<const std::byte> payload;  // Owned, or borrowed from a caller who waits.
   EncodedHeader header{};
   WriteCallback done;
+  // Where the put's outcome goes before `done` runs with ok (may be null), and the outcome the
+  // last transaction attempt saw.
+  PutOutcome* outcome_out = nullptr;
+  PutOutcome outcome = PutOutcome::kCreated;
 
   size_t RecordBytes() const {
     return kind == WriteOp::Kind::kPut ? kHeaderSize + payload.size() : 0;

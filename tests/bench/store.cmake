@@ -3,7 +3,10 @@
 add_executable(blobtune-store-bench bench/store_bench.cc)
 target_link_libraries(blobtune-store-bench PRIVATE
   blobtune::store ${BLOBTUNE_LMDB_LIBRARY} benchmark::benchmark)
-target_include_directories(blobtune-store-bench PRIVATE ${BLOBTUNE_LMDB_INCLUDE_DIR})
+# The store's private CRC32C (store/src/crc32c.h) for BM_RawLmdbGetCopyCrc: the same code the
+# store verifies with, linked from blobtune::store.
+target_include_directories(blobtune-store-bench PRIVATE ${BLOBTUNE_LMDB_INCLUDE_DIR}
+                                                        ${PROJECT_SOURCE_DIR}/store/src)
 blobtune_set_warnings(blobtune-store-bench)
 add_test(NAME store_bench_smoke
          COMMAND blobtune-store-bench --benchmark_min_time=0.01

@@ -9,6 +9,9 @@
 // Reads (warm, one read transaction per get in both: mdb_txn_renew ... mdb_txn_reset):
 //   BM_StoreGetCopy / BM_RawLmdbGetCopy        bytes copied into a reused buffer; 16 blobs per
 //                                              size, so they stay in the CPU caches
+//   BM_RawLmdbGetCopyCrc                       raw get and copy, then CRC32C of the copy with
+//                                              the store's own CRC32C code: the cheapest honest
+//                                              verified read, the floor of BM_StoreGetCopy
 //   BM_StoreGetCopyCold / BM_RawLmdbGetCopyCold  the same over 64 MiB of blobs per size, more
 //                                              than the last-level cache: page-cache reads, as
 //                                              a store serving many blobs sees them
@@ -17,10 +20,11 @@
 //   BM_StoreGetZeroCopyConsume / BM_RawLmdbGetZeroCopyConsume  the callback reads every byte
 //                                              (a 64-bit XOR over the blob), as a real
 //                                              zero-copy reader (hash, parse, send) does
-// The store verifies each blob's CRC32C on every read (raw LMDB has nothing to verify); the
-// *NoVerify variants read a second store opened with verify_checksums = false.
-// Fair comparisons: a copying reader needs the bytes in its buffer, so Copy against Copy is the
-// like-for-like pair (the store's check rides along the copy). A zero-copy read that never looks
+// The store verifies each blob's CRC32C on every read by default (raw LMDB has nothing to
+// verify); the *NoVerify variants read the same store with ReadOptions::verify_checksums = false.
+// Fair comparisons: a copying reader needs the bytes in its buffer, so BM_StoreGetCopyNoVerify
+// against BM_RawLmdbGetCopy and BM_StoreGetCopy against BM_RawLmdbGetCopyCrc are the
+// like-for-like pairs (the store's check rides along the copy). A zero-copy read that never looks
 // at the bytes costs O(1) raw and O(size) verified, so the fair zero-copy pair is *Consume, where
 // both readers touch every byte once.
 // Both run with glibc's heap kept resident (StoreOptions::keep_heap_resident: process-wide).
@@ -43,6 +47,7 @@
 
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/store_observer.h"
+#include "crc32c.h"
 
 namespace blobtune::store {
 namespace {
@@ -85,7 +90,6 @@ void Check(int rc, const char* what) {
 struct BenchWorld {
   std::string root;
   std::unique_ptr<BlobStore> store;
-  std::unique_ptr<BlobStore> unverified;  // Same data, verify_checksums = false.
   BatchObserver observer;
   MDB_env* raw = nullptr;
   MDB_dbi raw_dbi = 0;
@@ -107,12 +111,6 @@ struct BenchWorld {
       std::abort();
     }
     store = *std::move(opened);
-    o.directory = root + "/unverified";
-    o.verify_checksums = false;
-    o.observer = nullptr;
-    opened = BlobStore::Open(o);
-    if (!opened.ok()) std::abort();
-    unverified = *std::move(opened);
 
     std::filesystem::create_directory(root + "/raw");
     Check(mdb_env_create(&raw), "mdb_env_create");
@@ -156,7 +154,6 @@ struct BenchWorld {
       for (int k = 0; k < kReadKeys; ++k) {
         const std::string id = ReadId(size, k);
         if (!store->Put("bench", id, payload).ok()) std::abort();
-        if (!unverified->Put("bench", id, payload).ok()) std::abort();
         Check(mdb_txn_begin(raw, nullptr, 0, &txn), "mdb_txn_begin");
         MDB_val key{id.size(), const_cast<char*>(id.data())};
         MDB_val val{payload.size(), const_cast<std::byte*>(payload.data())};
@@ -167,7 +164,6 @@ struct BenchWorld {
   }
   ~BenchWorld() {
     store.reset();
-    unverified.reset();
     mdb_env_close(raw);
     std::error_code ignored;
     std::filesystem::remove_all(root, ignored);
@@ -267,15 +263,23 @@ uint64_t Consume(std::span<const std::byte> bytes) {
   return x;
 }
 
+// The store's reads, verified or not (a per-read choice).
+ReadOptions Verify(bool verify) {
+  ReadOptions options;
+  options.verify_checksums = verify;
+  return options;
+}
+
 template <bool kVerify, bool kCold = false>
 void StoreGetCopy(benchmark::State& state) {
-  BlobStore& store = kVerify ? *world->store : *world->unverified;
+  BlobStore& store = *world->store;
+  const ReadOptions options = Verify(kVerify);
   const size_t size = static_cast<size_t>(state.range(0));
   const std::vector<std::string> ids = ReadIds(size, kCold);
   std::vector<std::byte> buffer;
   size_t i = 0;
   for (auto _ : state) {
-    if (!store.Get("bench", ids[i++ % ids.size()], &buffer, nullptr).ok()) {
+    if (!store.Get(options, "bench", ids[i++ % ids.size()], &buffer, nullptr).ok()) {
       state.SkipWithError("get failed");
     }
     benchmark::DoNotOptimize(buffer.data());
@@ -286,13 +290,14 @@ void StoreGetCopy(benchmark::State& state) {
 
 template <bool kVerify, bool kConsume = false>
 void StoreGetZeroCopy(benchmark::State& state) {
-  BlobStore& store = kVerify ? *world->store : *world->unverified;
+  BlobStore& store = *world->store;
+  const ReadOptions options = Verify(kVerify);
   const size_t size = static_cast<size_t>(state.range(0));
   const std::vector<std::string> ids = ReadIds(size, false);
   size_t i = 0;
   size_t seen = 0;
   for (auto _ : state) {
-    Status s = store.View("bench", ids[i++ % ids.size()],
+    Status s = store.View(options, "bench", ids[i++ % ids.size()],
                           [&](std::span<const std::byte> bytes, const BlobInfo&) {
                             benchmark::DoNotOptimize(bytes.data());
                             if constexpr (kConsume) {
@@ -309,7 +314,7 @@ void StoreGetZeroCopy(benchmark::State& state) {
 
 // Raw reads use the same transaction discipline as the store: one read transaction per get,
 // recycled with mdb_txn_reset / mdb_txn_renew (the cheap path under MDB_NOTLS).
-template <bool kCopy, bool kCold = false, bool kConsume = false>
+template <bool kCopy, bool kCold = false, bool kConsume = false, bool kCrc = false>
 void RawGet(benchmark::State& state) {
   const size_t size = static_cast<size_t>(state.range(0));
   const std::vector<std::string> ids = ReadIds(size, kCold);
@@ -330,6 +335,10 @@ void RawGet(benchmark::State& state) {
     const auto* const p = static_cast<const std::byte*>(val.mv_data);
     if constexpr (kCopy) {
       buffer.assign(p, p + val.mv_size);
+      if constexpr (kCrc) {
+        const uint32_t crc = crc32c::Value(buffer);
+        benchmark::DoNotOptimize(crc);
+      }
       benchmark::DoNotOptimize(buffer.data());
       benchmark::ClobberMemory();
     } else if constexpr (kConsume) {
@@ -351,6 +360,7 @@ void BM_StoreGetCopyNoVerify(benchmark::State& state) { StoreGetCopy<false>(stat
 void BM_StoreGetZeroCopy(benchmark::State& state) { StoreGetZeroCopy<true>(state); }
 void BM_StoreGetZeroCopyNoVerify(benchmark::State& state) { StoreGetZeroCopy<false>(state); }
 void BM_RawLmdbGetCopy(benchmark::State& state) { RawGet<true>(state); }
+void BM_RawLmdbGetCopyCrc(benchmark::State& state) { RawGet<true, false, false, true>(state); }
 void BM_RawLmdbGetZeroCopy(benchmark::State& state) { RawGet<false>(state); }
 void BM_StoreGetCopyCold(benchmark::State& state) { StoreGetCopy<true, true>(state); }
 void BM_RawLmdbGetCopyCold(benchmark::State& state) { RawGet<true, true>(state); }
@@ -378,6 +388,7 @@ BENCHMARK(BM_RawLmdbPutBatch)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_StoreGetCopy)->Apply(SizeArgs);
 BENCHMARK(BM_RawLmdbGetCopy)->Apply(SizeArgs);
+BENCHMARK(BM_RawLmdbGetCopyCrc)->Apply(SizeArgs);
 BENCHMARK(BM_StoreGetCopyNoVerify)->Apply(SizeArgs);
 BENCHMARK(BM_StoreGetZeroCopy)->Apply(SizeArgs);
 BENCHMARK(BM_StoreGetZeroCopyNoVerify)->Apply(SizeArgs);

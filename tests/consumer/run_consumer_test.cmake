@@ -1,6 +1,14 @@
-# Run by ctest (cmake -P): install the build tree into a scratch prefix, then configure, build
-# and run tests/consumer against that prefix alone.
-foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER)
+# Run by ctest (cmake -P): install some components of the build tree into a fresh prefix, then
+# configure, build and run one consumer of tests/consumer against that prefix alone.
+#
+#   -DCONSUMER=tuner|store|all   which consumer (tests/consumer/CMakeLists.txt)
+#   -DCOMPONENTS=tuner,store     the components installed; empty: a plain install of everything
+#
+# For the tuner consumer it also shows that nothing of LMDB, Boost or prometheus-cpp is needed:
+# the package is configured with find_package(Boost) and find_package(prometheus-cpp) disabled
+# (a find_dependency on them would fail), the prefix holds no header that includes them, and the
+# headers the compiler actually read (ninja's dependency log) and the link line name none of them.
+foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER CONSUMER NINJA)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_consumer_test.cmake needs -D${var}=...")
   endif()
@@ -16,6 +24,7 @@ function(run_step what)
     message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
   endif()
   message(STATUS "${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
 endfunction()
 
 set(flags "")
@@ -25,10 +34,61 @@ elseif(SANITIZE STREQUAL "thread")
   set(flags "-fsanitize=thread")
 endif()
 
-run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-run_step("configure consumer" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${consumer_build}" -G Ninja
+string(REPLACE "," ";" COMPONENTS "${COMPONENTS}")
+if(COMPONENTS)
+  foreach(component IN LISTS COMPONENTS)
+    run_step("install component ${component}" ${CMAKE_COMMAND} --install "${BUILD_DIR}"
+             --prefix "${prefix}" --component ${component})
+  endforeach()
+else()
+  run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+endif()
+
+set(isolation "")
+if(CONSUMER STREQUAL "tuner")
+  # Nothing in the prefix may lead to LMDB, Boost or prometheus-cpp.
+  file(GLOB_RECURSE installed RELATIVE "${prefix}" "${prefix}/*")
+  foreach(file IN LISTS installed)
+    if(file MATCHES "(store|metrics)")
+      message(FATAL_ERROR "the tuner component installed ${file}")
+    endif()
+    if(file MATCHES "\\.(h|cmake)$")
+      file(STRINGS "${prefix}/${file}" lines REGEX "#include [<\"](boost|lmdb|prometheus)")
+      if(lines)
+        message(FATAL_ERROR "${file}, installed with the tuner, includes: ${lines}")
+      endif()
+    endif()
+  endforeach()
+  list(LENGTH installed count)
+  message(STATUS "tuner prefix: ${count} files, none of them store, metrics, or including "
+                 "Boost, LMDB or prometheus-cpp")
+  set(isolation -DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON
+                -DCMAKE_DISABLE_FIND_PACKAGE_prometheus-cpp=ON)
+endif()
+
+run_step("configure consumer (${CONSUMER})" ${CMAKE_COMMAND} -S "${SOURCE_DIR}"
+         -B "${consumer_build}" -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}"
+         "-DBLOBTUNE_CONSUMER=${CONSUMER}"
          "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
          "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}"
-         -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-run_step("build consumer" ${CMAKE_COMMAND} --build "${consumer_build}")
-run_step("run consumer" "${consumer_build}/consumer")
+         -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF ${isolation})
+run_step("build consumer (${CONSUMER})" ${CMAKE_COMMAND} --build "${consumer_build}")
+
+if(CONSUMER STREQUAL "tuner")
+  run_step("headers the compiler read" "${NINJA}" -C "${consumer_build}" -t deps)
+  string(REGEX MATCHALL "[^\n]*(boost|lmdb|prometheus)[^\n]*" foreign "${step_output}")
+  if(foreign)
+    message(FATAL_ERROR "the tuner consumer's compile read: ${foreign}")
+  endif()
+  string(REGEX MATCHALL "blobtune/[^\n]*" blobtune_headers "${step_output}")
+  list(LENGTH blobtune_headers count)
+  message(STATUS "the compile read ${count} blobtune headers and none of Boost, LMDB or "
+                 "prometheus-cpp")
+  run_step("link line" "${NINJA}" -C "${consumer_build}" -t commands consumer)
+  if(step_output MATCHES "(lmdb|prometheus|boost)")
+    message(FATAL_ERROR "the tuner consumer links ${CMAKE_MATCH_1}:\n${step_output}")
+  endif()
+endif()
+
+run_step("run consumer (${CONSUMER})" "${consumer_build}/consumer")
+message(STATUS "${step_output}")

@@ -4,8 +4,10 @@
 // for the shipped recording rules evaluated on them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/wait_for.h"
 #include "http_get.h"
 #include "test_support.h"
 
@@ -164,17 +167,14 @@ class PrometheusServer {
   }
   ~PrometheusServer() {
     if (pid_ <= 0) return;
+    // A pidfd becomes readable when the child exits: wait for that, at most 10 s, then kill it.
+    const int exited = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
     kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    pollfd wait{exited, POLLIN, 0};
+    if (exited < 0 || poll(&wait, 1, 10'000) != 1) kill(pid_, SIGKILL);
+    if (exited >= 0) close(exited);
     int status = 0;
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(20ms);  // Waiting for a child to exit: no fd to wait on.
-    }
+    waitpid(pid_, &status, 0);
   }
   PrometheusServer(const PrometheusServer&) = delete;
   PrometheusServer& operator=(const PrometheusServer&) = delete;
@@ -222,14 +222,16 @@ class RealPrometheusTest : public ::testing::Test {
   }
 
   // Polls `query` until every returned sample satisfies `ok` (and there is at least one), or the
-  // overall deadline passes. Returns the last values seen.
+  // overall deadline passes. Returns the last values seen. Prometheus scrapes every 500 ms and
+  // offers nothing to block on, so the API is asked every 200 ms.
   std::vector<double> WaitFor(const std::string& query, const std::function<bool(double)>& ok) {
     std::vector<double> values;
     std::string last_body;
-    while (std::chrono::steady_clock::now() < deadline_) {
+    bool exited = false;
+    const bool seen = blobtune::testing::WaitFor([&] {
       if (!prometheus_->running()) {
-        ADD_FAILURE() << "prometheus exited:\n" << prometheus_->Log();
-        return {};
+        exited = true;
+        return true;
       }
       const testing::HttpResponse r = testing::HttpGet(
           "127.0.0.1", prometheus_->port(), "/api/v1/query?query=" + testing::UrlEncode(query));
@@ -245,9 +247,13 @@ class RealPrometheusTest : public ::testing::Test {
       }
       bool all = !values.empty();
       for (double v : values) all = all && ok(v);
-      if (all) return values;
-      std::this_thread::sleep_for(200ms);  // Next poll of the API (a scrape is every 500 ms).
+      return all;
+    }, deadline_ - std::chrono::steady_clock::now(), 200ms);
+    if (exited) {
+      ADD_FAILURE() << "prometheus exited:\n" << prometheus_->Log();
+      return {};
     }
+    if (seen) return values;
     ADD_FAILURE() << "timed out waiting for " << query << "; last answer: " << last_body
                   << "\nprometheus log:\n"
                   << prometheus_->Log();

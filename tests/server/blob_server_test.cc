@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
+
 #include <atomic>
 #include <cstdio>
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "common/temp_dir.h"
+#include "common/wait_for.h"
 #include "http_test_client.h"
 
 namespace blobtune::server {
@@ -22,6 +25,7 @@ namespace {
 using blobtune::testing::HttpResponse;
 using blobtune::testing::TempDir;
 using blobtune::testing::TestClient;
+using blobtune::testing::WaitFor;
 namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 
@@ -37,6 +41,14 @@ class BlobServerTest : public ::testing::Test {
     server_ = *std::move(started);
   }
   uint16_t port() const { return server_->port(); }
+
+  // Write permits held right now: a PUT holds one from its header on.
+  int WritePermitsHeld() const {
+    for (const metrics::LimiterSnapshot& s : server_->LimiterSnapshots()) {
+      if (s.name == "write" && s.gauges.has_value()) return s.gauges->inflight;
+    }
+    return -1;
+  }
 
   TempDir dir_{"blobtune-server"};
   std::unique_ptr<BlobServer> server_;
@@ -64,6 +76,21 @@ TEST_F(BlobServerTest, PutGetHeadListDeleteOnOneKeepAliveConnection) {
   EXPECT_EQ(erase.result_int(), 204);
   EXPECT_TRUE(erase.body().empty());
   EXPECT_EQ(client.Send(http::verb::get, "/blobs/photos/cat-1").result_int(), 404);
+}
+
+TEST_F(BlobServerTest, PutThatCreatesIs201AndPutThatReplacesIs200) {
+  Start();
+  TestClient client(port());
+  HttpResponse first = client.Send(http::verb::put, "/blobs/photos/cat-1", "meow");
+  EXPECT_EQ(first.result_int(), 201) << first.body();
+  HttpResponse second = client.Send(http::verb::put, "/blobs/photos/cat-1", "purr!");
+  EXPECT_EQ(second.result_int(), 200) << second.body();
+  EXPECT_NE(second.body().find("replaced photos/cat-1 (5 bytes)"), std::string::npos)
+      << second.body();
+  EXPECT_EQ(client.Send(http::verb::get, "/blobs/photos/cat-1").body(), "purr!");
+  // Once erased, the id is new again.
+  ASSERT_EQ(client.Send(http::verb::delete_, "/blobs/photos/cat-1").result_int(), 204);
+  EXPECT_EQ(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow").result_int(), 201);
 }
 
 TEST_F(BlobServerTest, MissingBlobIs404WithAMessage) {
@@ -208,7 +235,8 @@ TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
   // The only write permit: a PUT whose body is still on its way.
   TestClient holder(port());
   holder.WriteRaw("PUT /blobs/default/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nsl");
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
+      << "the half-sent PUT never took the write permit";
   TestClient refused(port());
   refused.WriteRaw("PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
                    "Expect: 100-continue\r\n\r\n");
@@ -234,16 +262,17 @@ TEST_F(BlobServerTest, SlowlorisClientIsDisconnected) {
   const auto start = std::chrono::steady_clock::now();
   bool cut = false;
   // One byte every 50 ms: each byte would reset a per-read timer, never the header deadline.
+  // Between two bytes the client waits up to 50 ms for the server to close the connection.
   for (size_t i = 0; i < 100 && !cut; ++i) {
     boost::system::error_code ec;
     boost::asio::write(client.socket(), boost::asio::buffer(&header[i % header.size()], 1), ec);
     if (ec) cut = true;
-    std::this_thread::sleep_for(50ms);
-    client.socket().non_blocking(true);
-    char byte;
-    client.socket().read_some(boost::asio::buffer(&byte, 1), ec);
-    client.socket().non_blocking(false);
-    if (ec && ec != boost::asio::error::would_block) cut = true;
+    pollfd closed{client.socket().native_handle(), POLLIN, 0};
+    if (!cut && ::poll(&closed, 1, 50) > 0) {
+      char byte;
+      client.socket().read_some(boost::asio::buffer(&byte, 1), ec);
+      if (ec) cut = true;  // EOF or a reset: the server closed it.
+    }
   }
   const auto held = std::chrono::steady_clock::now() - start;
   EXPECT_TRUE(cut) << "the server kept a slowloris connection for 5 s";
@@ -274,11 +303,22 @@ TEST_F(BlobServerTest, ConnectionsOverTheCapGet503) {
   EXPECT_EQ(refused.result_int(), 503);
   EXPECT_EQ(refused[http::field::retry_after], "1");
   EXPECT_NE(refused.body().find("too many connections"), std::string::npos) << refused.body();
-  // The cap counts live connections: once one goes, a new one is served.
+  // The cap counts live connections: once one goes, a new one is served. The server learns of
+  // the close asynchronously, so new connections are tried until one is served.
   first.reset();
-  std::this_thread::sleep_for(200ms);
-  TestClient fourth(port());
-  EXPECT_EQ(fourth.Send(http::verb::get, "/healthz").result_int(), 200);
+  int answered = 0;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        try {
+          TestClient fourth(port());
+          answered = fourth.Send(http::verb::get, "/healthz").result_int();
+        } catch (const std::exception&) {
+          answered = 0;  // Refused and closed before the answer was read.
+        }
+        return answered == 200;
+      },
+      10s))
+      << "last answer: " << answered;
 }
 
 TEST_F(BlobServerTest, MetricsAndHealthz) {
@@ -301,7 +341,8 @@ TEST_F(BlobServerTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnection
   TestClient busy(port());
   // Half a request: the server is reading its body when the shutdown starts.
   busy.WriteRaw("PUT /blobs/default/late HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nla");
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
+      << "the server never started on the half-sent PUT";
   server_->Shutdown();
   EXPECT_TRUE(idle.ServerClosed());
   busy.WriteRaw("te");

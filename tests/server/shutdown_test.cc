@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -99,6 +100,7 @@ TEST(ServerShutdown, SigtermLosesNoAcknowledgedPutAndExitsZero) {
   ASSERT_NE(port, 0) << server.output();
 
   std::mutex mu;
+  std::condition_variable acknowledgement;
   std::vector<std::string> acknowledged;
   std::atomic<int> answered_after_signal{0};
   std::atomic<bool> signalled{false};
@@ -115,6 +117,7 @@ TEST(ServerShutdown, SigtermLosesNoAcknowledgedPutAndExitsZero) {
           if (response.result_int() == 201) {
             std::lock_guard lock(mu);
             acknowledged.push_back(id);
+            acknowledgement.notify_all();
           }
           if (signalled) ++answered_after_signal;
           if (!response.keep_alive()) client.reset();
@@ -131,7 +134,14 @@ TEST(ServerShutdown, SigtermLosesNoAcknowledgedPutAndExitsZero) {
       }
     });
   }
-  std::this_thread::sleep_for(1s);
+  // The signal arrives while the writers are busy: once every writer could have had a few PUTs
+  // acknowledged (counted, not timed), with a deadline for a server that acknowledges none.
+  // The writers give up after 20 s; the signal goes out either way, so that they all end.
+  {
+    std::unique_lock lock(mu);
+    EXPECT_TRUE(acknowledgement.wait_for(lock, 30s, [&] { return acknowledged.size() >= 200; }))
+        << "fewer than 200 PUTs acknowledged within 30 s: " << acknowledged.size();
+  }
   signalled = true;
   server.Signal(SIGTERM);
   for (std::thread& t : writers) t.join();

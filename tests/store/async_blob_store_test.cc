@@ -116,7 +116,11 @@ class GateStore final : public BlobStore {
     if (!s.ok()) writes_.fetch_sub(1);
     return s;
   }
-  StatusOr<std::vector<std::byte>> Get(std::string_view ns, std::string_view id) override {
+  using BlobStore::Get;
+  using BlobStore::ViewBlob;
+
+  Status Get(const ReadOptions& options, std::string_view ns, std::string_view id,
+             std::vector<std::byte>* out, BlobInfo* info) override {
     Enter(reads_, max_reads_);
     {
       MutexLock lock(mu_);
@@ -127,22 +131,19 @@ class GateStore final : public BlobStore {
         --held_reads_;
       }
     }
-    StatusOr<std::vector<std::byte>> got = inner_.Get(ns, id);
+    Status got = inner_.Get(options, ns, id, out, info);
     reads_.fetch_sub(1);
     return got;
   }
 
   Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
-             uint32_t user_flags) override {
-    return inner_.Put(ns, id, bytes, user_flags);
+             uint32_t user_flags, PutOutcome* outcome) override {
+    return inner_.Put(ns, id, bytes, user_flags, outcome);
   }
   Status Erase(std::string_view ns, std::string_view id) override { return inner_.Erase(ns, id); }
-  Status Get(std::string_view ns, std::string_view id, std::vector<std::byte>* out,
-             BlobInfo* info) override {
-    return inner_.Get(ns, id, out, info);
-  }
-  Status ViewBlob(std::string_view ns, std::string_view id, ViewFn fn) override {
-    return inner_.ViewBlob(ns, id, fn);
+  Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
+                  ViewFn fn) override {
+    return inner_.ViewBlob(options, ns, id, fn);
   }
   StatusOr<bool> Exists(std::string_view ns, std::string_view id) override {
     return inner_.Exists(ns, id);
@@ -262,6 +263,29 @@ TEST_F(AsyncBlobStoreTest, CallbacksPutGetAndEraseAndReportSuccess) {
   EXPECT_EQ(write_limiter->inflight(), 0);
 }
 
+
+TEST_F(AsyncBlobStoreTest, PutWithOutcomeSaysCreatedThenReplaced) {
+  OutcomeObserver write_outcomes;
+  auto write_limiter = FixedLimiter(2, &write_outcomes);
+  AsyncBlobStore blobs(*store_, io_.get_executor(), reads_.get_executor(), nullptr,
+                       write_limiter.get());
+  std::vector<StatusOr<PutOutcome>> outcomes;
+  auto keep = [&](StatusOr<PutOutcome> r) { outcomes.push_back(std::move(r)); };
+  blobs.AsyncPutWithOutcome("incoming", "a", Bytes("alpha"), In(hours(1)), keep);
+  RunIo();
+  blobs.AsyncPutWithOutcome(tuner::Permit(), "incoming", "a", Bytes("beta"), keep);
+  RunIo();
+  blobs.AsyncPutWithOutcome("nope", "a", Bytes("gamma"), In(hours(1)), keep);
+  RunIo();
+  ASSERT_EQ(outcomes.size(), 3u);
+  ASSERT_TRUE(outcomes[0].ok()) << outcomes[0].status();
+  EXPECT_EQ(*outcomes[0], PutOutcome::kCreated);
+  ASSERT_TRUE(outcomes[1].ok()) << outcomes[1].status();
+  EXPECT_EQ(*outcomes[1], PutOutcome::kReplaced);
+  EXPECT_EQ(outcomes[2].status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(write_outcomes.count(PermitOutcome::kSuccess), 1);  // The second held no permit.
+  EXPECT_EQ(String(*store_->Get("incoming", "a")), "beta");
+}
 TEST_F(AsyncBlobStoreTest, UseFutureWorksWithTheIoContextOnAnotherThread) {
   auto limiter = FixedLimiter(2);
   AsyncBlobStore blobs(*store_, io_.get_executor(), reads_.get_executor(), limiter.get(),

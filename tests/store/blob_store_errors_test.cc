@@ -195,6 +195,49 @@ TEST_F(BlobStoreErrorsTest, CorruptPayloadIsDataLossAndNoBytesAreReturned) {
   EXPECT_TRUE(store->Stat("incoming", "victim").ok());
 }
 
+TEST_F(BlobStoreErrorsTest, VerificationIsAPerReadChoiceWithTheStoreWideDefault) {
+  {
+    auto store = OpenStore(Options());
+    ASSERT_TRUE(store->Put("incoming", "victim", Pattern(10000, 3)).ok());
+  }
+  CorruptRecord("incoming", "victim", 32 + 5000);
+  ReadOptions verify;
+  verify.verify_checksums = true;
+  ReadOptions skip;
+  skip.verify_checksums = false;
+  {  // The store verifies by default; one read may skip it.
+    auto store = OpenStore(Options());
+    StatusOr<std::vector<std::byte>> got = store->Get(skip, "incoming", "victim");
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->size(), 10000u);
+    EXPECT_NE(*got, Pattern(10000, 3)) << "the corruption did not reach the bytes";
+    size_t seen = 0;
+    EXPECT_TRUE(store->View(skip, "incoming", "victim",
+                            [&](std::span<const std::byte> b, const BlobInfo&) { seen = b.size(); })
+                    .ok());
+    EXPECT_EQ(seen, 10000u);
+    EXPECT_EQ(store->Get(ReadOptions(), "incoming", "victim").status().code(),
+              StatusCode::kDataLoss);
+    EXPECT_EQ(store->Get(verify, "incoming", "victim").status().code(), StatusCode::kDataLoss);
+  }
+  {  // A store opened without verification skips it by default; one read may still ask for it.
+    StoreOptions o = Options();
+    o.verify_checksums = false;
+    auto store = OpenStore(o);
+    EXPECT_TRUE(store->Get("incoming", "victim").ok());
+    std::vector<std::byte> buffer;
+    EXPECT_EQ(store->Get(verify, "incoming", "victim", &buffer, nullptr).code(),
+              StatusCode::kDataLoss);
+    EXPECT_TRUE(buffer.empty());
+    bool called = false;
+    EXPECT_EQ(store->View(verify, "incoming", "victim",
+                          [&](std::span<const std::byte>, const BlobInfo&) { called = true; })
+                  .code(),
+              StatusCode::kDataLoss);
+    EXPECT_FALSE(called);
+  }
+}
+
 TEST_F(BlobStoreErrorsTest, CorruptHeaderIsDataLossForStatAndList) {
   {
     auto store = OpenStore(Options());

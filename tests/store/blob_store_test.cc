@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <future>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "blobtune/store/store_observer.h"
@@ -149,6 +151,22 @@ TEST_F(BlobStoreTest, PutReplacesAndEraseRemoves) {
   EXPECT_NE(again.message().find("'k'"), std::string_view::npos) << again;
 }
 
+TEST_F(BlobStoreTest, PutSaysWhetherItCreatedOrReplacedTheBlob) {
+  auto store = OpenStore();
+  PutOutcome outcome = PutOutcome::kReplaced;
+  ASSERT_TRUE(store->Put("incoming", "k", Bytes("one"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kCreated);
+  ASSERT_TRUE(store->Put("incoming", "k", Bytes("two"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kReplaced);
+  // The same id in another namespace is another blob.
+  ASSERT_TRUE(store->Put("payload", "k", Bytes("three"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kCreated);
+  ASSERT_TRUE(store->Erase("incoming", "k").ok());
+  ASSERT_TRUE(store->Put("incoming", "k", Bytes("four"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kCreated);
+  EXPECT_EQ(String(*store->Get("incoming", "k")), "four");
+}
+
 TEST_F(BlobStoreTest, NamespacesAreSeparate) {
   auto store = OpenStore();
   ASSERT_TRUE(store->Put("incoming", "same", Bytes("in")).ok());
@@ -208,6 +226,38 @@ TEST_F(BlobStoreTest, QueuedWritesShareOneTransaction) {
   for (int i = 0; i < 8; ++i) {
     EXPECT_EQ(*store->Get("incoming", "id" + std::to_string(i)), Pattern(1000, i));
   }
+}
+
+TEST_F(BlobStoreTest, PutsInOneBatchSeeEachOtherWhenTheyReportTheirOutcome) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store->Put("incoming", "old", Bytes("before")).ok());
+  }
+  StoreOptions o = Options();
+  o.max_batch_operations = 4;
+  o.max_batch_delay = std::chrono::seconds(30);  // The batch is full long before.
+  auto store = OpenStore(o);
+  const uint64_t commits_before = store->Stats().commits;
+  // Initialised to the opposite of what each put must report, so that a value nobody wrote
+  // cannot pass.
+  std::vector<PutOutcome> outcomes = {PutOutcome::kCreated, PutOutcome::kReplaced,
+                                      PutOutcome::kCreated, PutOutcome::kCreated};
+  const std::vector<std::pair<std::string, std::string>> puts = {
+      {"old", "replaced"}, {"dup", "first"}, {"dup", "second"}, {"dup", "third"}};
+  std::vector<std::promise<Status>> done(puts.size());
+  for (size_t i = 0; i < puts.size(); ++i) {
+    WriteOp op = WriteOp::Put("incoming", puts[i].first, Bytes(puts[i].second));
+    op.set_outcome_out(&outcomes[i]);
+    ASSERT_TRUE(
+        store->SubmitWrite(std::move(op), [&done, i](Status s) { done[i].set_value(s); }).ok());
+  }
+  for (auto& d : done) ASSERT_TRUE(d.get_future().get().ok());
+  EXPECT_EQ(store->Stats().commits, commits_before + 1) << "the four puts were not one batch";
+  EXPECT_EQ(outcomes[0], PutOutcome::kReplaced);  // Existed before the batch.
+  EXPECT_EQ(outcomes[1], PutOutcome::kCreated);   // New...
+  EXPECT_EQ(outcomes[2], PutOutcome::kReplaced);  // ... and replaced within the same transaction.
+  EXPECT_EQ(outcomes[3], PutOutcome::kReplaced);
+  EXPECT_EQ(String(*store->Get("incoming", "dup")), "third");
 }
 
 TEST_F(BlobStoreTest, SubmitWriteWithBorrowedBytesAndErase) {

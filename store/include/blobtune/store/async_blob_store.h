@@ -18,6 +18,7 @@
 // Every operation is built with asio::async_compose, so callbacks, asio::use_future and
 // asio::use_awaitable all work. Completion signatures:
 //   AsyncPut, AsyncErase: void(Status)
+//   AsyncPutWithOutcome:  void(StatusOr<PutOutcome>)  (created or replaced)
 //   AsyncGet:             void(StatusOr<std::vector<std::byte>>)
 //
 // One operation, step by step:
@@ -57,6 +58,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
@@ -93,7 +95,22 @@ struct AccessDone {
   Result result;
 };
 
-// Put or erase: permit, SubmitWrite, outcome when the commit is durable.
+// What a write operation completes with: Status, or StatusOr<PutOutcome> for a put that reports
+// whether it created or replaced its blob.
+template <typename Result>
+Result WriteResult(Status status, PutOutcome outcome) {
+  if constexpr (std::is_same_v<Result, Status>) {
+    (void)outcome;
+    return status;
+  } else {
+    if (!status.ok()) return status;
+    return outcome;
+  }
+}
+
+// Put or erase: permit, SubmitWrite, outcome when the commit is durable. `Result` is the
+// completion's argument: Status or StatusOr<PutOutcome>.
+template <typename Result>
 class AsyncWriteOp {
  public:
   AsyncWriteOp(BlobStore& store, tuner::Limiter* limiter,
@@ -112,23 +129,24 @@ class AsyncWriteOp {
   template <typename Self>
   void operator()(Self& self, StatusOr<tuner::Permit> permit) {
     // AsyncAcquire completed through a post: completing here is never inside the initiation.
-    if (!permit.ok()) return self.complete(permit.status());
+    if (!permit.ok()) return self.complete(Result(permit.status()));
     Submit(self, *std::move(permit));
   }
 
   template <typename Self>
-  void operator()(Self& self, AccessDone<Status> done) {
+  void operator()(Self& self, AccessDone<Result> done) {
     self.complete(std::move(done.result));
   }
 
  private:
   // The operation, parked while the writer thread has the write. WriteCallback is a
   // std::function and must be copyable; the composed operation is move-only, so callbacks share
-  // it through a shared_ptr.
+  // it through a shared_ptr. `outcome` is where the writer thread puts a put's outcome.
   template <typename Self>
   struct Parked {
     Self self;
     tuner::Permit permit;
+    PutOutcome outcome = PutOutcome::kCreated;
   };
 
   template <typename Self>
@@ -138,14 +156,16 @@ class AsyncWriteOp {
     WriteOp op = std::move(op_);
     const uint64_t bytes = op.kind() == WriteOp::Kind::kPut ? op.bytes().size() : 0;
     auto parked = std::make_shared<Parked<Self>>(Parked<Self>{std::move(self), std::move(permit)});
+    op.set_outcome_out(&parked->outcome);  // `parked` lives until the callback has run.
     Status submitted = store.SubmitWrite(std::move(op), [parked, bytes](Status status) {
       // The writer thread, right after the commit: the permit's latency ends here.
       ReportAccess(parked->permit, status, bytes);
-      ResumeOn(std::move(parked->self), AccessDone<Status>{std::move(status)});
+      Result result = WriteResult<Result>(std::move(status), parked->outcome);
+      ResumeOn(std::move(parked->self), AccessDone<Result>{std::move(result)});
     });
     if (!submitted.ok()) {  // The callback will never run.
       ReportAccess(parked->permit, submitted, 0);
-      ResumeOn(std::move(parked->self), AccessDone<Status>{std::move(submitted)});
+      ResumeOn(std::move(parked->self), AccessDone<Result>{Result(std::move(submitted))});
     }
   }
 
@@ -238,7 +258,7 @@ class AsyncBlobStore {
   auto AsyncPut(std::string ns, std::string id, std::vector<std::byte> bytes, TimePoint deadline,
                 CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, void(Status)>(
-        internal::AsyncWriteOp(store_, write_limiter_, io_, deadline,
+        internal::AsyncWriteOp<Status>(store_, write_limiter_, io_, deadline,
                                WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
         token, io_);
   }
@@ -251,8 +271,31 @@ class AsyncBlobStore {
   auto AsyncPut(tuner::Permit permit, std::string ns, std::string id,
                 std::vector<std::byte> bytes, CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, void(Status)>(
-        internal::AsyncWriteOp(store_, std::move(permit),
-                               WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
+        internal::AsyncWriteOp<Status>(store_, std::move(permit),
+                                       WriteOp::Put(std::move(ns), std::move(id),
+                                                    std::move(bytes))),
+        token, io_);
+  }
+
+  // The two AsyncPut forms above, completing with whether the put created its blob or replaced
+  // one (PutOutcome, as seen in the commit's own transaction) when it succeeded.
+  // Completion: void(StatusOr<PutOutcome>).
+  template <typename CompletionToken>
+  auto AsyncPutWithOutcome(std::string ns, std::string id, std::vector<std::byte> bytes,
+                           TimePoint deadline, CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, void(StatusOr<PutOutcome>)>(
+        internal::AsyncWriteOp<StatusOr<PutOutcome>>(
+            store_, write_limiter_, io_, deadline,
+            WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
+        token, io_);
+  }
+  template <typename CompletionToken>
+  auto AsyncPutWithOutcome(tuner::Permit permit, std::string ns, std::string id,
+                           std::vector<std::byte> bytes, CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, void(StatusOr<PutOutcome>)>(
+        internal::AsyncWriteOp<StatusOr<PutOutcome>>(
+            store_, std::move(permit),
+            WriteOp::Put(std::move(ns), std::move(id), std::move(bytes))),
         token, io_);
   }
 
@@ -261,8 +304,8 @@ class AsyncBlobStore {
   template <typename CompletionToken>
   auto AsyncErase(std::string ns, std::string id, TimePoint deadline, CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, void(Status)>(
-        internal::AsyncWriteOp(store_, write_limiter_, io_, deadline,
-                               WriteOp::Erase(std::move(ns), std::move(id))),
+        internal::AsyncWriteOp<Status>(store_, write_limiter_, io_, deadline,
+                                       WriteOp::Erase(std::move(ns), std::move(id))),
         token, io_);
   }
 

@@ -74,12 +74,10 @@ struct StoreOptions {
   // RESOURCE_EXHAUSTED. Default: 65536.
   size_t max_queued_writes = 65536;
 
-  // Verify each blob's CRC32C on every Get and View (the header's own checksum is always
-  // checked). Get computes it while copying, in one pass over the bytes; with AVX-512
-  // VPCLMULQDQ that runs at ~55 GB/s, so a verified Get costs about what raw LMDB's get and
-  // copy do once the blob is not in the CPU caches (and up to ~1.5x for small cache-hot blobs).
-  // View must read the bytes once more than a caller that ignores them. Turning it off trades
-  // the DATA_LOSS guarantee for that. Default: true.
+  // The store-wide default of ReadOptions::verify_checksums: whether a read that does not say
+  // checks each blob's CRC32C (the header's own checksum is always checked). What verification
+  // costs: see ReadOptions in blob_store.h. Turning it off trades the DATA_LOSS guarantee for
+  // that cost. Default: true.
   bool verify_checksums = true;
 
   // Opt-in, PROCESS-WIDE: calls mallopt(M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_TOP_PAD) at open so
