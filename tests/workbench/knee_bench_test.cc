@@ -42,7 +42,8 @@ TEST(KneeBenchTest, SitsAtTheKneeOfTheDeliveryModel) {
   ASSERT_EQ(runs.size(), 2u);
   const Score& knee = runs[0].score;
   const Score& gradient = runs[1].score;
-  // Issue 4's bar, and well below the best anchor (gradient: regret 0.23, p99 5x the oracle's).
+  // The bar (docs/WORKLOADS.md), and well below the best anchor (gradient: regret 0.23, p99 5x
+  // the oracle's).
   EXPECT_GE(knee.throughput_ratio, 0.95);
   EXPECT_LE(knee.p99_ratio, 1.25);
   EXPECT_LT(knee.regret, 0.05);
