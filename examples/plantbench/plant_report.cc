@@ -4,17 +4,14 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report.h"
+
 namespace blobtune::plantbench {
 namespace {
 
 using json = nlohmann::ordered_json;  // Keys in the documented order.
 
-// Rounds to 4 significant digits, so reports diff cleanly and read well.
-double Round(double value) {
-  if (value == 0.0 || !std::isfinite(value)) return value;
-  double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(value))));
-  return std::round(value * scale) / scale;
-}
+double Round(double value) { return workbench::RoundForReport(value); }
 
 json Rounded(const std::vector<double>& values) {
   json list = json::array();

@@ -8,16 +8,18 @@
 #include <nlohmann/json.hpp>
 
 namespace blobtune::workbench {
-namespace {
 
-using json = nlohmann::ordered_json;  // Keys in the documented order.
-
-// Rounds to 4 significant digits, so reports diff cleanly and read well.
-double Round(double value) {
+double RoundForReport(double value) {
   if (value == 0.0 || !std::isfinite(value)) return value;
   double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(value))));
   return std::round(value * scale) / scale;
 }
+
+namespace {
+
+using json = nlohmann::ordered_json;  // Keys in the documented order.
+
+double Round(double value) { return RoundForReport(value); }
 
 json OptionalNumber(const std::optional<double>& value) {
   return value ? json(Round(*value)) : json(nullptr);

@@ -22,6 +22,10 @@
 
 namespace blobtune::workbench {
 
+// `value` rounded to 4 significant digits, as every report of the workbench and the plant bench
+// prints its figures, so that reports diff cleanly and read well.
+double RoundForReport(double value);
+
 // The report as JSON text (two-space indented, numbers rounded to 4 significant digits).
 std::string ReportJson(const BenchReport& report, const std::string& default_algorithm);
 
