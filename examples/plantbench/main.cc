@@ -26,6 +26,7 @@
 #include "plant_plot.h"
 #include "plant_report.h"
 #include "real_plant.h"
+#include "common/parse_number.h"
 
 namespace {
 
@@ -80,11 +81,7 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
-template <typename T>
-bool ParseNumber(std::string_view text, T& out) {
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return error == std::errc() && end == text.data() + text.size();
-}
+using blobtune::examples::ParseNumber;
 
 // Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {

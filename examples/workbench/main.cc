@@ -27,6 +27,7 @@
 #include "generator.h"
 #include "report.h"
 #include "svg_plot.h"
+#include "common/parse_number.h"
 
 namespace {
 
@@ -85,11 +86,7 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
-template <typename T>
-bool ParseNumber(std::string_view text, T& out) {
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return error == std::errc() && end == text.data() + text.size();
-}
+using blobtune::examples::ParseNumber;
 
 // Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
