@@ -15,6 +15,7 @@
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
 #include "blobtune/tuner/algorithms/knee.h"
+#include "blobtune/tuner/algorithms/plateau.h"
 #include "blobtune/tuner/algorithms/vegas.h"
 
 namespace blobtune::tuner {
@@ -183,6 +184,19 @@ constexpr std::array<Param<KneeLimit::Options>, 15> kKneeParams{{
      }},
 }};
 
+constexpr std::array<Param<PlateauLimit::Options>, 9> kPlateauParams{{
+    {"initial_limit", [](auto& o, auto n, double v) { return SetInt(o.initial_limit, n, v); }},
+    {"min_limit", [](auto& o, auto n, double v) { return SetInt(o.min_limit, n, v); }},
+    {"max_limit", [](auto& o, auto n, double v) { return SetInt(o.max_limit, n, v); }},
+    {"step", [](auto& o, auto n, double v) { return SetDouble(o.step, n, v); }},
+    {"min_elasticity",
+     [](auto& o, auto n, double v) { return SetDouble(o.min_elasticity, n, v); }},
+    {"window_rtts", [](auto& o, auto n, double v) { return SetDouble(o.window_rtts, n, v); }},
+    {"window_samples", [](auto& o, auto n, double v) { return SetInt(o.window_samples, n, v); }},
+    {"confidence", [](auto& o, auto n, double v) { return SetDouble(o.confidence, n, v); }},
+    {"probe_interval", [](auto& o, auto n, double v) { return SetInt(o.probe_interval, n, v); }},
+}};
+
 // ---- The registry: one row per algorithm. Add a row (and a parameter table) to register one. --
 
 template <const auto& kParams>
@@ -230,7 +244,7 @@ struct RegistryEntry {
   std::vector<std::string_view> (*param_names)();
 };
 
-constexpr std::array<RegistryEntry, 6> kRegistry{{
+constexpr std::array<RegistryEntry, 7> kRegistry{{
     {"fixed", &Build<FixedLimit, kFixedParams>, &ParamNames<kFixedParams>},
     {"aimd", &Build<AimdLimit, kAimdParams>, &ParamNames<kAimdParams>},
     {"gradient", &Build<EnvoyGradientLimit, kEnvoyGradientParams>,
@@ -238,6 +252,7 @@ constexpr std::array<RegistryEntry, 6> kRegistry{{
     {"gradient2", &Build<Gradient2Limit, kGradient2Params>, &ParamNames<kGradient2Params>},
     {"vegas", &Build<VegasLimit, kVegasParams>, &ParamNames<kVegasParams>},
     {"knee", &Build<KneeLimit, kKneeParams>, &ParamNames<kKneeParams>},
+    {"plateau", &Build<PlateauLimit, kPlateauParams>, &ParamNames<kPlateauParams>},
 }};
 
 const RegistryEntry* FindEntry(std::string_view name) {
