@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/tuning-table against real workbench output: two workloads, two algorithms, two seeds.
-# The seeds table must count, for every cell, the runs whose one-run cell says "ok"; mismatched
-# runs and bad files must fail with a message.
+# The seeds table must count, for every cell, the runs whose one-run cell says "ok"; the
+# families table must repeat the workbench's per-family counts; the plants table the plant
+# bench's verdicts; mismatched runs and bad files must fail with a message.
 #
 # Usage: tuning_table_test.sh WORKBENCH TUNING_TABLE WORKLOADS_DIR
 set -euo pipefail
@@ -66,6 +67,41 @@ sed 's/"misses": \[[^]]*\]/"old": 0/' "$work/steps.json" > "$work/old.json"
 if "$table" < "$work/old.json" 2> "$work/err"; then fail "a report without misses accepted"; fi
 grep -q "older workbench" "$work/err" || fail "older-report message: $(cat "$work/err")"
 
+# Families: for each family and algorithm, the count meeting the bar on each run, as the
+# workbench's own per-family summary says, and the mean regret over all of them.
+for seed in 3 4; do
+  "$workbench" --generate 2 --seed "$seed" --algorithm knee fixed --json > "$work/gen$seed.json" \
+    2> /dev/null
+done
+"$table" --families "$work/gen3.json" "$work/gen4.json" > "$work/families.md"
+grep -q '^| family | workloads | knee | fixed |$' "$work/families.md" || fail "families header"
+expected=$(python3 - "$work/gen3.json" "$work/gen4.json" <<'PY'
+import json, sys
+runs = [json.load(open(p)) for p in sys.argv[1:]]
+f = [r["families"][0] for r in runs]
+met = "/".join(str(x["results"][0]["meeting_bar"]) for x in f)
+regret = sum(x["results"][0]["mean_regret"] * x["workloads"] for x in f) / sum(x["workloads"] for x in f)
+print(f"| {f[0]['name']} | 1/1 | {met}, {regret:.3f} |")
+PY
+)
+grep -qF "$expected" "$work/families.md" || fail "families row: want '$expected' in $(cat "$work/families.md")"
+
+# Plants: the ratios and the plant bench's own verdict.
+cat > "$work/plants.json" <<'JSON'
+{"default_algorithm": "knee", "plants": [
+ {"name": "p", "oracle": {"limit": 8, "throughput": 100, "p99_ms": 1}, "sweep": [],
+  "results": [{"algorithm": "knee", "throughput_ratio": 0.5, "p99_ratio": 1.0, "regret": 0.5,
+               "mean_limit": 2, "refused_fraction": 0, "meets_bar": false,
+               "misses": ["throughput_ratio"]},
+              {"algorithm": "aimd", "throughput_ratio": 1.0, "p99_ratio": 1.1, "regret": 0.0,
+               "mean_limit": 9, "refused_fraction": 0, "meets_bar": true, "misses": []}]}]}
+JSON
+"$table" --plants "$work/plants.json" > "$work/plants.md"
+grep -q '^| p | 8 | 0.50 / 1.00 (throughput_ratio) | 1.00 / 1.10 ok |$' "$work/plants.md" ||
+  fail "plants row: $(cat "$work/plants.md")"
+if "$table" --plants "$work/steps.json" 2> "$work/err"; then fail "a workbench report taken as plants"; fi
+grep -q "not blobtune-plantbench" "$work/err" || fail "plants message: $(cat "$work/err")"
+
 # Bad input: runs of other algorithms, a missing file, no file.
 "$workbench" --workload "${files[0]}" --algorithm knee --json > "$work/other.json" 2> /dev/null
 if "$table" --seeds "$work/own.json" "$work/other.json" 2> "$work/err"; then
@@ -75,4 +111,4 @@ grep -q "other workloads or algorithms" "$work/err" || fail "mismatch message: $
 if "$table" --seeds "$work/missing.json" 2> "$work/err"; then fail "a missing file accepted"; fi
 grep -q "missing.json" "$work/err" || fail "missing-file message: $(cat "$work/err")"
 if "$table" --seeds 2> /dev/null; then fail "--seeds without files accepted"; fi
-echo "ok: the seeds table counts the one-run cells that meet the bar"
+echo "ok: the tables count what the workbench and the plant bench say meets the bar"
