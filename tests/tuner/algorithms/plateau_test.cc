@@ -78,6 +78,7 @@ class NoisyLoop {
     Duration service;
     double round_cv = 0.2;
     double fast_error_share = 0;
+    int callers = 0;  // Callers of the closed loop; 0: always more than the limit.
   };
 
   NoisyLoop(const Plant& plant, uint64_t seed) : plant_(plant), random_(seed) {}
@@ -92,8 +93,9 @@ class NoisyLoop {
     std::normal_distribution<double> normal;
     std::uniform_real_distribution<double> uniform;
     for (int r = 0; r < rounds; ++r) {
-      const int limit = algorithm.limit();
-      limits.push_back(limit);
+      limits.push_back(algorithm.limit());
+      const int limit =
+          plant_.callers > 0 ? std::min(plant_.callers, algorithm.limit()) : algorithm.limit();
       const Duration latency = std::max(plant_.round_trip, limit * plant_.service);
       const double factor = std::max(0.2, 1 + plant_.round_cv * normal(random_));
       const auto round = std::chrono::duration_cast<Duration>(latency * factor);
@@ -186,6 +188,21 @@ TEST(PlateauLimitTest, FastErrorsAtAnyLimitDoNotMoveTheKneeItFinds) {
     EXPECT_GE(median, knee / (1 + plateau.options().step)) << "plant " << p << " knee " << knee;
     EXPECT_LE(median, std::ceil(knee * (1 + plateau.options().step)) + 1)
         << "plant " << p << " knee " << knee;
+  }
+}
+
+TEST(PlateauLimitTest, DemandThatDoesNotFillTheLimitDoesNotRaiseIt) {
+  std::mt19937_64 draw(6);
+  for (int p = 0; p < 20; ++p) {
+    NoisyLoop::Plant plant = DrawPlant(draw);
+    plant.service = plant.round_trip / 400;  // A knee far above the demand.
+    plant.callers = 10;
+    NoisyLoop loop(plant, p);
+    PlateauLimit plateau = PlateauLimit::Create({}).value();
+    loop.Run(plateau, kRounds / 2);
+    // A step above the callers at most: it binds there (the callers fill it) and may probe up
+    // once, but the probe does not bind, so it is not kept.
+    for (int limit : loop.Run(plateau, kRounds / 2)) EXPECT_LE(limit, 16) << "plant " << p;
   }
 }
 

@@ -148,10 +148,10 @@ void PlateauLimit::CloseWindow(TimePoint end) {
     phase_ = Phase::kProbeDown;
     StartWindow(lower, end);
   };
-  auto climb = [&](double factor) {  // `here` was kept: go on up while the limit binds.
+  auto climb = [&](double factor) {  // `here` was kept: go on up.
     base_ = here;
     const int higher = StepUp(limit_, factor);
-    if (!binds_ || higher == limit_) return hold(limit_);
+    if (higher == limit_) return hold(limit_);
     StartWindow(higher, end);
   };
 
@@ -161,7 +161,7 @@ void PlateauLimit::CloseWindow(TimePoint end) {
         base_ = here;
         return binds_ ? climb(kStartupFactor) : StartWindow(limit_, end);
       }
-      if (Evidence(base_, here) >= options_.confidence) return climb(kStartupFactor);
+      if (binds_ && Evidence(base_, here) >= options_.confidence) return climb(kStartupFactor);
       return probe_down_from(base_.limit);
     case Phase::kHold:
       base_.limit = here.limit;
@@ -175,7 +175,9 @@ void PlateauLimit::CloseWindow(TimePoint end) {
       }
       return probe_down_from(limit_);
     case Phase::kProbeUp:
-      if (Evidence(base_, here) >= options_.confidence) return climb(1 + options_.step);
+      if (binds_ && Evidence(base_, here) >= options_.confidence) {
+        return climb(1 + options_.step);
+      }
       return probe_down_from(base_.limit);
     case Phase::kProbeDown:
       if (Evidence(here, base_) >= options_.confidence) return hold(base_.limit);

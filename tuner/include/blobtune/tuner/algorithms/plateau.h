@@ -23,13 +23,14 @@
 // bursty completions, such as a writer's batches, raise it).
 // A comparison window ends early if |E| >= 3 after 32 v accesses (a plain gain or loss), else
 // at its full size; the higher limit pays if E >= confidence.
-//   startup: from initial_limit, double the limit each window while the doubling pays and the
-//            limit binds (an access found it full). The first doubling that does not pay
-//            returns to the last limit and probes down.
+//   startup: from initial_limit, double the limit each window while the limit binds (an access
+//            found it full) and the doubling pays. The first doubling that does not returns to
+//            the last limit and probes down.
 //   hold:    keep the limit for probe_interval windows, pooled into the base (L, X) and v.
 //   probe up (if the limit bound in the hold's last window): L' = max(L + 1,
-//            round(L * (1 + step))). Kept if it pays; then the next probe up follows at once
-//            while the limit binds. Otherwise a probe down from L follows.
+//            round(L * (1 + step))). Kept if it binds and pays (demand that did not fill it
+//            cannot have raised goodput); then the next probe up follows at once. Otherwise a
+//            probe down from L follows.
 //   probe down: L' = min(L - 1, round(L / (1 + step))). Kept unless L pays over L' (the
 //            accesses it removed brought little goodput); then the next probe down follows at
 //            once. Otherwise back to L, and hold.
