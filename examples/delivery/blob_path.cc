@@ -13,7 +13,7 @@
 
 #include "blobtune/tuner/async_acquire.h"
 #include "delivery_run.h"
-#include "http_client.h"
+#include "mail_client.h"
 #include "local_work.h"
 #include "message.h"
 
@@ -94,14 +94,15 @@ class BlobRun {
   asio::awaitable<void> Deliver() {
     std::string target = "/incoming";
     StatusOr<HttpResponse> listing = co_await http_.Request(verb::get, target);
-    if (!listing.ok() || listing->status != 200) {
-      Fail(listing.ok() ? Status::Internal("listing answered " + std::to_string(listing->status))
+    if (!listing.ok() || listing->result_int() != 200) {
+      Fail(listing.ok() ? Status::Internal("listing answered " +
+                                           std::to_string(listing->result_int()))
                         : listing.status());
       done_ = true;
       co_return;
     }
     std::vector<std::string> ids;
-    std::istringstream lines(listing->body);
+    std::istringstream lines(listing->body());
     for (std::string id; std::getline(lines, id);) ids.push_back(id);
     remaining_ = ids.size();
     // All messages start at once, as in the original client; the limiter decides how many
@@ -137,10 +138,11 @@ class BlobRun {
                        const std::string& what) {
     if (!response.ok()) return response.status();
     for (unsigned code : ok) {
-      if (response->status == code) return Status();
+      if (response->result_int() == code) return Status();
     }
-    return Status::Internal(std::string(what) + " answered " + std::to_string(response->status) +
-                            ": " + response->body.substr(0, 200));
+    return Status::Internal(std::string(what) + " answered " +
+                            std::to_string(response->result_int()) + ": " +
+                            response->body().substr(0, 200));
   }
 
   asio::awaitable<Status> DeliverSteps(const std::string& id) {
@@ -152,7 +154,7 @@ class BlobRun {
       Status s = Expect(got, {200}, "GET /incoming/" + id);
       auto work_until = std::chrono::steady_clock::now() + ClientWork();
       if (s.ok()) {
-        body = std::move(got->body);
+        body = std::move(got->body());
         s = co_await OnPool(pool_, [&] {
           Status put = store_.Put(kIncoming, id, Bytes(body));
           if (!put.ok()) return put;
@@ -231,7 +233,7 @@ class BlobRun {
   tuner::Limiter& limiter_;
   asio::io_context io_;
   asio::thread_pool pool_{2};
-  HttpClient http_;
+  MailClient http_;
   std::mt19937_64 rng_;
   size_t remaining_ = 0;
   uint64_t finished_ = 0;  // Permits reported, for the trace.

@@ -10,7 +10,7 @@
 #include <span>
 
 #include "delivery_run.h"
-#include "http_client.h"
+#include "mail_client.h"
 #include "local_work.h"
 #include "message.h"
 
@@ -26,7 +26,7 @@ constexpr size_t kDocumentsPerBatch = 25;
 constexpr size_t kMaxBatchBytes = size_t{64} << 20;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
+asio::awaitable<void> Legacy(const DeliveryOptions& options, MailClient& http,
                              store::BlobStore& store, asio::thread_pool& pool,
                              RunResult& result) {
   // One batched download of every incoming document, in a few requests.
@@ -45,13 +45,13 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
     StatusOr<HttpResponse> batch = co_await http.Request(
         verb::get, "/legacy/documents?offset=" + std::to_string(offset) +
                        "&count=" + std::to_string(count));
-    if (!batch.ok() || batch->status != 200) {
+    if (!batch.ok() || batch->result_int() != 200) {
       result.status = batch.ok() ? Status::Internal("legacy download answered " +
-                                                    std::to_string(batch->status))
+                                                    std::to_string(batch->result_int()))
                                  : batch.status();
       co_return;
     }
-    documents += batch->body;
+    documents += batch->body();
     co_await SleepUntil(done_at);
   }
   if (documents.size() != options.messages * options.message_size) {
@@ -88,9 +88,9 @@ asio::awaitable<void> Legacy(const DeliveryOptions& options, HttpClient& http,
       std::chrono::steady_clock::now() + Scaled(options.legacy_batch_cost, options.time_scale);
   StatusOr<HttpResponse> upload = co_await http.Request(verb::post, "/legacy/upload", "");
   co_await SleepUntil(uploaded_at);
-  if (!upload.ok() || upload->status != 200) {
+  if (!upload.ok() || upload->result_int() != 200) {
     result.status = upload.ok() ? Status::Internal("legacy upload answered " +
-                                                   std::to_string(upload->status))
+                                                   std::to_string(upload->result_int()))
                                 : upload.status();
   }
 }
@@ -101,7 +101,7 @@ RunResult RunLegacyPath(const DeliveryOptions& options, uint16_t server_port,
                         store::BlobStore& store) {
   asio::io_context io;
   asio::thread_pool pool(1);
-  HttpClient http(io.get_executor(), "127.0.0.1", server_port);
+  MailClient http(io.get_executor(), "127.0.0.1", server_port);
   RunResult result;
   auto start = std::chrono::steady_clock::now();
   asio::co_spawn(io, Legacy(options, http, store, pool, result), asio::detached);

@@ -72,7 +72,7 @@ Response MakeResponse(const Request& request, http::status status, std::string b
 
 // What reading a request's body came to.
 struct BodyOutcome {
-  bool connection_lost = false;     // Closed, timed out or malformed: end the session.
+  bool connection_lost = false;     // Closed, timed out or malformed: end the connection.
   std::optional<Response> refusal;  // The body was over its limit: send this instead.
 };
 
@@ -205,7 +205,7 @@ class MailServer::Impl {
       stream.expires_after(kReadTimeout);
       co_await http::async_read_header(stream, buffer, parser,
                                        asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return;  // Closed by the client, timed out, or malformed: end the session.
+      if (ec) co_return;  // Closed by the client, timed out, or malformed: end the connection.
       BodyOutcome body = co_await ReadBody(stream, buffer, parser);
       if (body.connection_lost) co_return;
       ++report_.requests;

@@ -1,6 +1,6 @@
 // delivery_auth: the delivery benchmark's MailServer (one authentication thread with
 // exponential lookups) at time scale 0.1, so a lookup takes 4.5 ms on average. Each access,
-// under one permit: GET /incoming/{id} of a random message through the delivery's HttpClient,
+// under one permit: GET /incoming/{id} of a random message through the delivery's MailClient,
 // then the client's own local work as an asio timer (lognormal, mean 25.7 ms x 0.1, cv 0.5), as
 // the delivery's blob path does; 32 callers in a closed loop on one io thread. The permit ends
 // with Success() after the work, Dropped() if the GET failed.
@@ -16,7 +16,7 @@
 #include <random>
 
 #include "blobtune/tuner/async_acquire.h"
-#include "http_client.h"
+#include "mail_client.h"
 #include "in_process_point.h"
 #include "local_work.h"
 #include "mail_server.h"
@@ -43,7 +43,7 @@ std::chrono::nanoseconds ClientWork(std::mt19937_64& rng) {
   return std::chrono::nanoseconds(static_cast<int64_t>(work(rng)));
 }
 
-asio::awaitable<void> DeliveryCaller(delivery::HttpClient& http, uint64_t seed,
+asio::awaitable<void> DeliveryCaller(delivery::MailClient& http, uint64_t seed,
                                      InProcessPoint& point) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<size_t> pick(0, kMessages - 1);
@@ -55,12 +55,12 @@ asio::awaitable<void> DeliveryCaller(delivery::HttpClient& http, uint64_t seed,
     std::string target = "/incoming/" + delivery::MessageId(pick(rng));
     StatusOr<delivery::HttpResponse> got =
         co_await http.Request(boost::beast::http::verb::get, std::move(target));
-    if (!got.ok() || got->status != 200) {
+    if (!got.ok() || got->result_int() != 200) {
       permit->Dropped();
       continue;
     }
     co_await delivery::SleepUntil(std::chrono::steady_clock::now() + ClientWork(rng));
-    permit->Success(got->body.size());
+    permit->Success(got->body().size());
   }
 }
 
@@ -81,7 +81,7 @@ class DeliveryPlant final : public RealPlant {
     if (!mail.ok()) return mail.status();
     (*mail)->Reset();  // Fills the mailbox.
     InProcessPoint& p = **point;
-    delivery::HttpClient http(p.io().get_executor(), "127.0.0.1", (*mail)->port());
+    delivery::MailClient http(p.io().get_executor(), "127.0.0.1", (*mail)->port());
     for (int i = 0; i < kCallers; ++i) {
       asio::co_spawn(p.io(), DeliveryCaller(http, spec.seed * 1'000 + i, p), asio::detached);
     }

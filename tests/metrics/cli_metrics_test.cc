@@ -13,13 +13,15 @@
 #include <vector>
 
 #include "common/child_process.h"
-#include "http_get.h"
+#include "common/blocking_http_client.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
 namespace {
 
 using blobtune::testing::ChildProcess;
+using examples::HttpGet;
+using examples::HttpResponse;
 using namespace std::chrono_literals;
 
 // The value of the first sample line that starts with `series` (name and labels), if any.
@@ -74,15 +76,17 @@ std::string RunAndScrape(std::vector<std::string> argv) {
     ADD_FAILURE() << "no address in: " << *done;
     return "";
   }
-  testing::HttpResponse scrape = testing::HttpGet(at->host, at->port, at->path);
-  EXPECT_EQ(scrape.status, 200) << scrape.error;
-  const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
+  StatusOr<HttpResponse> scrape = HttpGet(at->host, at->port, at->path);
+  EXPECT_TRUE(scrape.ok()) << scrape.status();
+  const std::string body = scrape.ok() ? scrape->body() : "";
+  EXPECT_EQ(scrape.ok() ? scrape->result_int() : 0, 200u) << body;
+  const testing::CommandResult lint = testing::PromtoolCheckMetrics(body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
   EXPECT_EQ(lint.output, "") << "promtool found lint problems";
 
   child->Signal(SIGTERM);
   EXPECT_EQ(child->Wait(), 0) << child->output();
-  return scrape.body;
+  return body;
 }
 
 TEST(CliMetricsTest, WorkbenchServesEverySimulatedLimiter) {
@@ -142,22 +146,26 @@ TEST(CliMetricsTest, ServerServesItsLimitersAndStoreOnItsOwnPort) {
   const std::optional<Endpoint> at = FindEndpoint(*listening, "listening on ");
   ASSERT_TRUE(at.has_value()) << *listening;
   // One read of a missing blob passes through the read limiter.
-  EXPECT_EQ(testing::HttpGet(at->host, at->port, "/blobs/default/absent").status, 404);
-  const testing::HttpResponse scrape = testing::HttpGet(at->host, at->port, "/metrics");
-  ASSERT_EQ(scrape.status, 200) << scrape.error;
-  const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
+  StatusOr<HttpResponse> absent = HttpGet(at->host, at->port, "/blobs/default/absent");
+  ASSERT_TRUE(absent.ok()) << absent.status();
+  EXPECT_EQ(absent->result_int(), 404u);
+  const StatusOr<HttpResponse> scrape = HttpGet(at->host, at->port, "/metrics");
+  ASSERT_TRUE(scrape.ok()) << scrape.status();
+  ASSERT_EQ(scrape->result_int(), 200u);
+  const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape->body());
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
   EXPECT_EQ(lint.output, "") << "promtool found lint problems";
   for (const std::string limiter : {"read", "write"}) {
     const std::optional<double> limit =
-        SampleValue(scrape.body, "blobtune_limiter_limit{limiter=\"" + limiter + "\"}");
-    ASSERT_TRUE(limit.has_value()) << limiter << " missing from:\n" << scrape.body.substr(0, 2000);
+        SampleValue(scrape->body(), "blobtune_limiter_limit{limiter=\"" + limiter + "\"}");
+    ASSERT_TRUE(limit.has_value()) << limiter << " missing from:\n"
+                                   << scrape->body().substr(0, 2000);
     EXPECT_GE(*limit, 1);
   }
   double read_permits = 0;  // The 404's permit, however the server reported it.
   for (const std::string outcome : {"success", "dropped", "ignored"}) {
-    read_permits += SampleValue(scrape.body, "blobtune_limiter_permits_total{limiter=\"read\","
-                                             "outcome=\"" + outcome + "\"}")
+    read_permits += SampleValue(scrape->body(), "blobtune_limiter_permits_total{limiter=\"read\","
+                                                "outcome=\"" + outcome + "\"}")
                         .value_or(0);
   }
   EXPECT_EQ(read_permits, 1);

@@ -11,13 +11,25 @@
 
 #include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
-#include "http_get.h"
+#include "common/blocking_http_client.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
 namespace {
 
+using examples::HttpGet;
+using examples::HttpResponse;
 using ::testing::HasSubstr;
+namespace http = boost::beast::http;
+
+// The status of GET `path` on 127.0.0.1:port with these credentials, 0 when nothing answered.
+unsigned StatusOfGet(uint16_t port, const std::string& path, const std::string& user = "",
+                     const std::string& password = "") {
+  StatusOr<HttpResponse> r =
+      HttpGet("127.0.0.1", port, path, {.username = user, .password = password});
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->result_int() : 0;
+}
 
 class SharedExporter : public ::testing::Environment {
  public:
@@ -61,29 +73,28 @@ TEST(ExporterTest, ServesTheRegistryOnTheBoundPort) {
   ASSERT_TRUE(observed.link.linked());
   for (int i = 0; i < 3; ++i) observed.limiter->TryAcquire()->Success();
 
-  const testing::HttpResponse r = testing::HttpGet("127.0.0.1", exporter.port(), "/metrics");
-  ASSERT_EQ(r.status, 200) << r.error;
-  EXPECT_THAT(r.content_type, HasSubstr("text/plain"));
-  EXPECT_THAT(r.body, HasSubstr("blobtune_limiter_permits_total{limiter=\"served\","
-                                "outcome=\"success\"} 3\n"));
-  EXPECT_THAT(r.body, HasSubstr("blobtune_limiter_limit{limiter=\"served\"} 4\n"));
+  const StatusOr<HttpResponse> r = HttpGet("127.0.0.1", exporter.port(), "/metrics");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->result_int(), 200);
+  EXPECT_THAT(std::string((*r)[http::field::content_type]), HasSubstr("text/plain"));
+  EXPECT_THAT(r->body(), HasSubstr("blobtune_limiter_permits_total{limiter=\"served\","
+                                   "outcome=\"success\"} 3\n"));
+  EXPECT_THAT(r->body(), HasSubstr("blobtune_limiter_limit{limiter=\"served\"} 4\n"));
 }
 
 TEST(ExporterTest, WhatItServesPassesPromtoolCheckMetrics) {
   ObservedLimiter observed("linted");
   observed.limiter->TryAcquire()->Success();
-  const testing::HttpResponse r =
-      testing::HttpGet("127.0.0.1", SharedExporter::Get().port(), "/metrics");
-  ASSERT_EQ(r.status, 200) << r.error;
-  const testing::CommandResult check = testing::PromtoolCheckMetrics(r.body);
-  EXPECT_EQ(check.exit_code, 0) << check.output << "\n--- exposition:\n" << r.body;
-  EXPECT_EQ(check.output, "") << r.body;
+  const StatusOr<HttpResponse> r = HttpGet("127.0.0.1", SharedExporter::Get().port(), "/metrics");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->result_int(), 200);
+  const testing::CommandResult check = testing::PromtoolCheckMetrics(r->body());
+  EXPECT_EQ(check.exit_code, 0) << check.output << "\n--- exposition:\n" << r->body();
+  EXPECT_EQ(check.output, "") << r->body();
 }
 
 TEST(ExporterTest, OtherPathsAreNotServed) {
-  const testing::HttpResponse r =
-      testing::HttpGet("127.0.0.1", SharedExporter::Get().port(), "/other");
-  EXPECT_EQ(r.status, 404) << r.error;
+  EXPECT_EQ(StatusOfGet(SharedExporter::Get().port(), "/other"), 404u);
 }
 
 TEST(ExporterTest, ABusyPortIsUnavailable) {
@@ -129,10 +140,10 @@ TEST(BasicAuthTest, ScrapesNeedTheCredentials) {
       "127.0.0.1:0", {.basic_auth_username = "prom", .basic_auth_password = "s3cret"});
   ASSERT_TRUE(e.ok()) << e.status();
   const uint16_t port = (*e)->port();
-  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics").status, 401);
-  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "prom", "wrong").status, 401);
-  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "other", "s3cret").status, 401);
-  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "prom", "s3cret").status, 200);
+  EXPECT_EQ(StatusOfGet(port, "/metrics"), 401u);
+  EXPECT_EQ(StatusOfGet(port, "/metrics", "prom", "wrong"), 401u);
+  EXPECT_EQ(StatusOfGet(port, "/metrics", "other", "s3cret"), 401u);
+  EXPECT_EQ(StatusOfGet(port, "/metrics", "prom", "s3cret"), 200u);
 }
 
 }  // namespace

@@ -32,7 +32,7 @@
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/wait_for.h"
-#include "http_get.h"
+#include "common/blocking_http_client.h"
 #include "test_support.h"
 
 extern char** environ;
@@ -212,12 +212,12 @@ class RealPrometheusTest : public ::testing::Test {
   // One instant query: the API's status ("success", "error", or the transport error) and how
   // many series it returned.
   std::pair<std::string, size_t> Query(const std::string& query) {
-    const testing::HttpResponse r = testing::HttpGet(
+    const StatusOr<examples::HttpResponse> r = examples::HttpGet(
         "127.0.0.1", prometheus_->port(), "/api/v1/query?query=" + testing::UrlEncode(query));
-    if (r.status == 0) return {r.error, 0};
-    const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
-    if (j.is_discarded()) return {"unparsable answer: " + r.body, 0};
-    if (j.value("status", "") != "success") return {r.body, 0};
+    if (!r.ok()) return {r.status().ToString(), 0};
+    const nlohmann::json j = nlohmann::json::parse(r->body(), nullptr, false);
+    if (j.is_discarded()) return {"unparsable answer: " + r->body(), 0};
+    if (j.value("status", "") != "success") return {r->body(), 0};
     return {"success", j["data"]["result"].size()};
   }
 
@@ -233,12 +233,12 @@ class RealPrometheusTest : public ::testing::Test {
         exited = true;
         return true;
       }
-      const testing::HttpResponse r = testing::HttpGet(
+      const StatusOr<examples::HttpResponse> r = examples::HttpGet(
           "127.0.0.1", prometheus_->port(), "/api/v1/query?query=" + testing::UrlEncode(query));
-      last_body = r.status == 0 ? r.error : r.body;
+      last_body = r.ok() ? r->body() : r.status().ToString();
       values.clear();
-      if (r.status == 200) {
-        const nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+      if (r.ok() && r->result_int() == 200) {
+        const nlohmann::json j = nlohmann::json::parse(r->body(), nullptr, false);
         if (!j.is_discarded() && j.value("status", "") == "success") {
           for (const auto& sample : j["data"]["result"]) {
             values.push_back(std::stod(sample["value"][1].get<std::string>()));

@@ -1,5 +1,5 @@
-// Helpers shared by the metrics tests: a temp directory, running promtool on a text, and a
-// limit algorithm whose limit and estimates the test sets.
+// Helpers shared by the metrics tests: a temp directory, running promtool on a text, a limit
+// algorithm whose limit and estimates the test sets, and percent-encoding for query strings.
 #ifndef BLOBTUNE_TESTS_METRICS_TEST_SUPPORT_H_
 #define BLOBTUNE_TESTS_METRICS_TEST_SUPPORT_H_
 
@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -79,6 +80,23 @@ class SteeredAlgorithm final : public tuner::LimitAlgorithm {
   std::shared_ptr<std::atomic<int>> target_;
   int limit_ = target_->load();
 };
+
+// Percent-encodes a query parameter value (RFC 3986: all but unreserved characters).
+inline std::string UrlEncode(std::string_view in) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : in) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
 
 }  // namespace blobtune::metrics::testing
 

@@ -14,14 +14,15 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "common/blocking_http_client.h"
 #include "common/temp_dir.h"
-#include "http_test_client.h"
 
 namespace blobtune::server {
 namespace {
 
 using blobtune::testing::TempDir;
-using blobtune::testing::TestClient;
+using examples::BlockingHttpClient;
+using examples::HttpResponse;
 namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 
@@ -108,29 +109,25 @@ TEST(ServerShutdown, SigtermLosesNoAcknowledgedPutAndExitsZero) {
   for (int w = 0; w < 8; ++w) {
     writers.emplace_back([&, w] {
       const auto give_up = std::chrono::steady_clock::now() + 20s;
-      std::unique_ptr<TestClient> client;
+      std::unique_ptr<BlockingHttpClient> client;
       for (int i = 0; std::chrono::steady_clock::now() < give_up; ++i) {
         const std::string id = "w" + std::to_string(w) + "-" + std::to_string(i);
-        try {
-          if (!client) client = std::make_unique<TestClient>(port);
-          auto response = client->Send(http::verb::put, "/blobs/default/" + id, BodyOf(id));
-          if (response.result_int() == 201) {
-            std::lock_guard lock(mu);
-            acknowledged.push_back(id);
-            acknowledgement.notify_all();
-          }
-          if (signalled) ++answered_after_signal;
-          if (!response.keep_alive()) client.reset();
-        } catch (const std::exception&) {
+        if (!client) client = std::make_unique<BlockingHttpClient>(port);
+        StatusOr<HttpResponse> response =
+            client->Send(http::verb::put, "/blobs/default/" + id, BodyOf(id));
+        if (!response.ok()) {
           client.reset();  // Closed under us; a refused connect below ends the writer.
-          if (signalled) {
-            try {
-              TestClient probe(port);
-            } catch (const std::exception&) {
-              return;  // Nothing listens: the server stopped accepting.
-            }
-          }
+          // Nothing listens: the server stopped accepting.
+          if (signalled && !BlockingHttpClient(port).Connect().ok()) return;
+          continue;
         }
+        if (response->result_int() == 201) {
+          std::lock_guard lock(mu);
+          acknowledged.push_back(id);
+          acknowledgement.notify_all();
+        }
+        if (signalled) ++answered_after_signal;
+        if (!response->keep_alive()) client.reset();
       }
     });
   }

@@ -1,36 +1,36 @@
-// HttpClient: the delivery client's connection to the mail server: HTTP/1.1 over a pool of
-// keep-alive connections, with retries and exponential backoff on transport errors, resets and
-// 503 answers; a 413 is an error of its own, not retried.
+// MailClient: the delivery client's calls to the mail server, over the examples' HTTP client
+// (common/http_connection.h): a pool of keep-alive connections, retries with exponential backoff
+// on transport errors, resets and 503 answers; a 413 is an error of its own, not retried. The
+// retries are the delivery's policy, not HTTP's: blobtune-load, for one, counts every 503.
 //
-//   HttpClient client(executor, "127.0.0.1", port);
-//   StatusOr<HttpResponse> r = co_await client.Request(http::verb::get, "/incoming/msg-000001");
+//   MailClient client(executor, "127.0.0.1", port);
+//   StatusOr<examples::HttpResponse> r =
+//       co_await client.Request(http::verb::get, "/incoming/msg-000001");
 //
 // Thread-safety: all calls from coroutines on the one executor given at construction (a
 // single-threaded io_context); not thread-safe otherwise.
-#ifndef BLOBTUNE_EXAMPLES_DELIVERY_HTTP_CLIENT_H_
-#define BLOBTUNE_EXAMPLES_DELIVERY_HTTP_CLIENT_H_
+#ifndef BLOBTUNE_EXAMPLES_DELIVERY_MAIL_CLIENT_H_
+#define BLOBTUNE_EXAMPLES_DELIVERY_MAIL_CLIENT_H_
 
 // <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
-#include <utility>
-
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "blobtune/tuner/status_or.h"
+#include "common/http_connection.h"
+#include "common/http_message.h"
 
 namespace blobtune::delivery {
 
-struct HttpResponse {
-  unsigned status = 0;
-  std::string body;
-};
+using examples::HttpResponse;
 
 struct RetryPolicy {
   // Attempts per request, the first included. Default: 8.
@@ -39,38 +39,37 @@ struct RetryPolicy {
   std::chrono::microseconds initial_backoff{2'000};
   std::chrono::microseconds max_backoff{200'000};
   // A request with no answer within this time is abandoned and retried. Default: 30 s.
-  std::chrono::microseconds timeout{30'000'000};
+  std::chrono::milliseconds timeout{30'000};
 };
 
-class HttpClient {
+class MailClient {
  public:
-  HttpClient(boost::asio::any_io_executor executor, std::string host, uint16_t port,
+  MailClient(boost::asio::any_io_executor executor, std::string host, uint16_t port,
              RetryPolicy retry = {});
-  HttpClient(const HttpClient&) = delete;
-  HttpClient& operator=(const HttpClient&) = delete;
-  ~HttpClient();
+  MailClient(const MailClient&) = delete;
+  MailClient& operator=(const MailClient&) = delete;
+  ~MailClient();
 
   // Sends the request, retrying transport errors and 503s. A 413 (body over the server's limit)
   // is RESOURCE_EXHAUSTED with the server's message, never retried. Any other answer is returned
   // as is (the caller decides what a 404 means); UNAVAILABLE once the attempts are used up.
   boost::asio::awaitable<StatusOr<HttpResponse>> Request(boost::beast::http::verb verb,
-                                                         std::string target,
-                                                         std::string body = {});
+                                                         std::string target, std::string body = {});
 
   // Requests retried so far (for the report).
   uint64_t retries() const noexcept { return retries_; }
 
  private:
-  boost::asio::awaitable<StatusOr<std::unique_ptr<boost::beast::tcp_stream>>> Connect();
-
   boost::asio::any_io_executor executor_;
   std::string host_;
-  uint16_t port_;
+  boost::asio::ip::tcp::endpoint server_;
+  Status address_;  // Why host_ is not an address, if it is not.
   RetryPolicy retry_;
-  std::vector<std::unique_ptr<boost::beast::tcp_stream>> idle_;
+  examples::HttpClientOptions http_options_;
+  std::vector<std::unique_ptr<examples::HttpConnection>> idle_;
   uint64_t retries_ = 0;
 };
 
 }  // namespace blobtune::delivery
 
-#endif  // BLOBTUNE_EXAMPLES_DELIVERY_HTTP_CLIENT_H_
+#endif  // BLOBTUNE_EXAMPLES_DELIVERY_MAIL_CLIENT_H_
