@@ -79,6 +79,10 @@ std::string RunAndScrape(std::vector<std::string> argv) {
   const testing::CommandResult lint = testing::PromtoolCheckMetrics(scrape.body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
   EXPECT_EQ(lint.output, "") << "promtool found lint problems";
+  // The status page is served beside the metrics, on the same port.
+  const testing::HttpResponse page = testing::HttpGet(at->host, at->port, "/status");
+  EXPECT_EQ(page.status, 200) << page.error;
+  EXPECT_NE(page.body.find("<h1>blobtune status</h1>"), std::string::npos);
 
   child->Signal(SIGTERM);
   EXPECT_EQ(child->Wait(), 0) << child->output();

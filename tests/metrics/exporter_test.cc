@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -124,6 +125,41 @@ TEST(OptionalExporterTest, ANullExporterObservesNothing) {
   EXPECT_FALSE(AttachTo(&SharedExporter::Get(), "never-added", *limiter).linked());
 }
 
+TEST(StatusPageTest, IsServedBesideMetricsAndShowsObservedLimiters) {
+  Exporter& exporter = SharedExporter::Get();
+  EXPECT_EQ(exporter.status_path(), "/status");
+  ObservedLimiter observed("status-shown");
+  // The sampler records once a second: wait for the state, under a deadline.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  testing::HttpResponse r;
+  do {
+    r = testing::HttpGet("127.0.0.1", exporter.port(), "/status");
+    ASSERT_EQ(r.status, 200) << r.error;
+  } while (r.body.find("data-limiter='status-shown'") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline);
+  EXPECT_THAT(r.content_type, HasSubstr("text/html"));
+  EXPECT_THAT(r.body, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(r.body, HasSubstr("data-limiter='status-shown'"));
+  EXPECT_THAT(r.body, HasSubstr("<svg"));
+  // /metrics is untouched by the page's callback.
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", exporter.port(), "/metrics").status, 200);
+}
+
+TEST(StatusPageTest, CanBeTurnedOffAndMustNotShadowMetrics) {
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_path = "/metrics"}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_path = "status"}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_interval = std::chrono::milliseconds(0)})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  StatusOr<std::unique_ptr<Exporter>> e = Exporter::Start("127.0.0.1:0", {.status_path = ""});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", (*e)->port(), "/status").status, 404);
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", (*e)->port(), "/metrics").status, 200);
+}
+
 TEST(BasicAuthTest, ScrapesNeedTheCredentials) {
   StatusOr<std::unique_ptr<Exporter>> e = Exporter::Start(
       "127.0.0.1:0", {.basic_auth_username = "prom", .basic_auth_password = "s3cret"});
@@ -133,6 +169,12 @@ TEST(BasicAuthTest, ScrapesNeedTheCredentials) {
   EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "prom", "wrong").status, 401);
   EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "other", "s3cret").status, 401);
   EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/metrics", "prom", "s3cret").status, 200);
+  // The status page takes the same credentials.
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/status").status, 401);
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", port, "/status", "prom", "wrong").status, 401);
+  const testing::HttpResponse page = testing::HttpGet("127.0.0.1", port, "/status", "prom", "s3cret");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_THAT(page.body, HasSubstr("blobtune status"));
 }
 
 }  // namespace
