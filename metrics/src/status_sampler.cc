@@ -8,8 +8,17 @@ StatusSampler::StatusSampler(const MetricsRegistry& registry, StatusPage& page,
       page_(page),
       interval_(interval > std::chrono::milliseconds(0) ? interval : std::chrono::seconds(1)),
       clock_(clock),
-      start_(clock.Now()),
-      thread_([this] { Run(); }) {}
+      start_(clock.Now()) {
+  // The first record is taken before the constructor returns, so the page shows every limiter
+  // and store registered by then from the first request on.
+  Record();
+  thread_ = std::thread([this] { Run(); });
+}
+
+void StatusSampler::Record() {
+  const double t = std::chrono::duration<double>(clock_.Now() - start_).count();
+  page_.Record(t, registry_.LimiterSnapshots(), registry_.StoreSnapshots());
+}
 
 StatusSampler::~StatusSampler() {
   {
@@ -22,12 +31,10 @@ StatusSampler::~StatusSampler() {
 
 void StatusSampler::Run() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
+  while (!stop_cv_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
-    const double t = std::chrono::duration<double>(clock_.Now() - start_).count();
-    page_.Record(t, registry_.LimiterSnapshots(), registry_.StoreSnapshots());
+    Record();
     lock.lock();
-    stop_cv_.wait_for(lock, interval_, [this] { return stop_; });
   }
 }
 

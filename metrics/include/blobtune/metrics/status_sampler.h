@@ -6,7 +6,8 @@
 //   ... GET /status answers page.Html() ...
 //
 // Sampling: the thread only reads snapshots (the same reads as a /metrics scrape), never a hook
-// on the permit path. It records once at start, then every `interval`.
+// on the permit path. It records once in the constructor (so the page shows what is registered
+// by then from the start), then every `interval`.
 //
 // Lifetime: `registry`, `page` and `clock` must outlive the sampler; destroying it stops and joins
 // the thread promptly (it does not wait out the interval).
@@ -37,6 +38,7 @@ class StatusSampler {
 
  private:
   void Run();
+  void Record();
 
   const MetricsRegistry& registry_;
   StatusPage& page_;
@@ -46,7 +48,7 @@ class StatusSampler {
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stop_ = false;  // Guarded by mu_.
-  std::thread thread_;  // Last: started once everything above is built.
+  std::thread thread_;  // Started in the constructor's body, once everything above is built.
 };
 
 }  // namespace blobtune::metrics
