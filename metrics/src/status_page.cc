@@ -34,7 +34,11 @@ constexpr const char* kRefreshScript = R"(<script>
         if (text === null) return;
         var next = new DOMParser().parseFromString(text, 'text/html').getElementById('live');
         var live = document.getElementById('live');
-        if (next && live) live.replaceWith(document.importNode(next, true));
+        if (!next || !live) return;
+        var swapped = document.importNode(next, true);
+        var count = Number(live.getAttribute('data-refreshes') || 0) + 1;
+        swapped.setAttribute('data-refreshes', String(count));  // For tests: it ran.
+        live.replaceWith(swapped);
       })
       .catch(function () {})
       .finally(function () { window.setTimeout(refresh, every); });

@@ -4,8 +4,8 @@
 Starts blobtune-server on 127.0.0.1:0, drives it with blobtune-load, waits (polling GET /status,
 with a deadline) until every limiter's chart has a limit series of at least 5 points, then has
 headless Chromium load /status and let its refresh script run: Chromium must report no console
-message at all, and the DOM it ends with must hold one chart per limiter whose series have
-moved. Exits 0 and prints "status page browser test: PASS" on success.
+message at all, the script must have swapped the charts in at least once, and the DOM it ends
+with must hold one chart per limiter whose series have moved. Exits 0 and prints "status page browser test: PASS" on success.
 """
 import argparse
 import html.parser
@@ -27,11 +27,14 @@ class StatusDom(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.limiters = {}
+        self.refreshes = 0  # How often the page's script swapped its charts in.
         self._section = None
         self._depth = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "div" and a.get("id") == "live":
+            self.refreshes = int(a.get("data-refreshes") or 0)
         if tag == "section":
             self._depth += 1
             if "data-limiter" in a:
@@ -49,10 +52,10 @@ class StatusDom(html.parser.HTMLParser):
             self._section = None
 
 
-def parse(page):
+def parse(page, with_refreshes=False):
     dom = StatusDom()
     dom.feed(page)
-    return dom.limiters
+    return (dom.limiters, dom.refreshes) if with_refreshes else dom.limiters
 
 
 def moved(series):
@@ -127,7 +130,9 @@ def main():
         console = [l for l in browser.stderr.splitlines() if "CONSOLE" in l]
         if console:
             fail("console messages:\n" + "\n".join(console))
-        dom = parse(browser.stdout)
+        dom, refreshes = parse(browser.stdout, with_refreshes=True)
+        if refreshes < 1:
+            fail("the page's refresh script never swapped the charts in")
         for name in LIMITERS:
             if name not in dom:
                 fail("no chart for limiter '%s' in the browser's DOM" % name)
@@ -136,8 +141,8 @@ def main():
                     name, {k: len(v) for k, v in dom[name].items()}))
         if browser.stdout.count("<svg") < len(LIMITERS):
             fail("fewer SVG charts than limiters in the browser's DOM")
-        print("browser check: %s" % ", ".join(
-            "%s: %d limit points" % (n, len(dom[n]["limit"])) for n in LIMITERS), flush=True)
+        print("browser check: %d refreshes by the script; %s" % (refreshes, ", ".join(
+            "%s: %d limit points" % (n, len(dom[n]["limit"])) for n in LIMITERS)), flush=True)
     finally:
         for process in (load, server):
             if process is not None and process.poll() is None:
