@@ -24,10 +24,8 @@ struct PanelSpec {
 };
 
 svg::Panel DrawPanel(const WorkloadReport& report, const PanelSpec& spec) {
-  svg::Panel panel{.title = spec.title,
-                   .x_min = 0,
-                   .x_max = report.workload.duration_s,
-                   .y_grid = true};
+  svg::Panel panel{
+      .title = spec.title, .x_min = 0, .x_max = report.workload.duration_s, .y_grid = true};
   double y_max = 0.0;
   for (size_t i = 0; i < report.runs.size(); ++i) {
     svg::Series line{.colour = i, .stroke = 1.3};

@@ -91,8 +91,7 @@ void Answer(mg_connection* conn, int code, std::string_view reason, std::string_
             "HTTP/1.1 %d %.*s\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n"
             "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n%.*s\r\n",
             code, static_cast<int>(reason.size()), reason.data(), static_cast<int>(type.size()),
-            type.data(), body.size(), static_cast<int>(extra_headers.size()),
-            extra_headers.data());
+            type.data(), body.size(), static_cast<int>(extra_headers.size()), extra_headers.data());
   if (!head) mg_write(conn, body.data(), body.size());
 }
 
@@ -182,8 +181,10 @@ Status ExporterOptions::Validate() const {
   }
   if (threads < 1) return Status::InvalidArgument("ExporterOptions::threads must be >= 1");
   if (!status_path.empty() && (status_path.front() != '/' || status_path == path)) {
-    return Status::InvalidArgument("ExporterOptions::status_path must be empty or start with '/' "
-                                   "and differ from path, not '" + status_path + "'");
+    return Status::InvalidArgument(
+        "ExporterOptions::status_path must be empty or start with '/' "
+        "and differ from path, not '" +
+        status_path + "'");
   }
   if (status_interval <= std::chrono::milliseconds(0)) {
     return Status::InvalidArgument("ExporterOptions::status_interval must be > 0");
@@ -270,9 +271,8 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
     exporter->port_ = static_cast<uint16_t>(ports.front());
     if (!options.status_path.empty()) {
       server->status_page = std::make_unique<StatusPage>();
-      server->status_sampler = std::make_unique<StatusSampler>(exporter->registry_,
-                                                               *server->status_page,
-                                                               options.status_interval);
+      server->status_sampler = std::make_unique<StatusSampler>(
+          exporter->registry_, *server->status_page, options.status_interval);
       StatusEndpoint endpoint{.path = options.status_path, .page = server->status_page.get()};
       if (!options.basic_auth_username.empty()) {
         endpoint.expected_authorization =

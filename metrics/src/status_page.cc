@@ -96,8 +96,13 @@ std::optional<double> QuantileSeconds(const HistogramSnapshot& before,
 
 struct StatusPage::LimiterHistory {
   explicit LimiterHistory(size_t capacity)
-      : limit(capacity), inflight(capacity), goodput(capacity), p50_ms(capacity),
-        p99_ms(capacity), refusals(capacity), timeouts(capacity) {}
+      : limit(capacity),
+        inflight(capacity),
+        goodput(capacity),
+        p50_ms(capacity),
+        p99_ms(capacity),
+        refusals(capacity),
+        timeouts(capacity) {}
   LimiterSnapshot last;
   double last_t = 0;
   SeriesRing limit, inflight, goodput, p50_ms, p99_ms, refusals, timeouts;
@@ -133,9 +138,11 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
       const double dt = t - h.last_t;
       const auto success = static_cast<size_t>(PermitEnd::kSuccess);
       const auto timeout = static_cast<size_t>(PermitEnd::kTimeout);
-      h.goodput.Push(t, static_cast<double>(Delta(was.permits[success], now.permits[success])) / dt);
+      h.goodput.Push(t,
+                     static_cast<double>(Delta(was.permits[success], now.permits[success])) / dt);
       h.refusals.Push(t, static_cast<double>(Delta(Refusals(was), Refusals(now))) / dt);
-      h.timeouts.Push(t, static_cast<double>(Delta(was.permits[timeout], now.permits[timeout])) / dt);
+      h.timeouts.Push(t,
+                      static_cast<double>(Delta(was.permits[timeout], now.permits[timeout])) / dt);
       if (auto p50 = QuantileSeconds(was.success_latency, now.success_latency, 0.50)) {
         h.p50_ms.Push(t, *p50 * 1e3);
       }
@@ -211,8 +218,8 @@ std::string StatusPage::Html(int refresh_seconds) const {
     }
     for (const auto& [name, h] : limiters_) {
       const LimiterSnapshot& s = h->last;
-      body += "<section class='limiter' data-limiter='" + svg::EscapeXml(name) + "'>\n<h2>limiter " +
-              svg::EscapeXml(name) + "</h2>\n<dl>";
+      body += "<section class='limiter' data-limiter='" + svg::EscapeXml(name) +
+              "'>\n<h2>limiter " + svg::EscapeXml(name) + "</h2>\n<dl>";
       if (s.gauges) {
         const LimiterGauges& g = *s.gauges;
         body += Fact("algorithm", g.algorithm.empty() ? "unknown" : g.algorithm);
@@ -232,7 +239,8 @@ std::string StatusPage::Html(int refresh_seconds) const {
         body += Fact("algorithm", "not attached");
       }
       if (s.min_limit && s.max_limit) {
-        body += Fact("bounds", std::to_string(*s.min_limit) + " to " + std::to_string(*s.max_limit));
+        body +=
+            Fact("bounds", std::to_string(*s.min_limit) + " to " + std::to_string(*s.max_limit));
       }
       body += "</dl>\n";
       svg::Chart chart{.width = 900, .panel_height = 120, .gap = 45, .x_label = x_label};
@@ -240,11 +248,14 @@ std::string StatusPage::Html(int refresh_seconds) const {
       limits.series = {Line(h->limit, now, 0, "limit", 2.2), Line(h->inflight, now, 1, "inflight")};
       svg::Panel goodput = TimePanel("goodput, successful permits per second", span);
       goodput.series = {Line(h->goodput, now, 2, "goodput")};
-      svg::Panel latency = TimePanel("latency of successful permits, ms: p50 (blue), p99 (red)", span);
+      svg::Panel latency =
+          TimePanel("latency of successful permits, ms: p50 (blue), p99 (red)", span);
       latency.series = {Line(h->p50_ms, now, 0, "p50"), Line(h->p99_ms, now, 3, "p99")};
       svg::Panel refused = TimePanel("refusals (purple) and timeouts (brown) per second", span);
-      refused.series = {Line(h->refusals, now, 4, "refusals"), Line(h->timeouts, now, 5, "timeouts")};
-      chart.panels = {std::move(limits), std::move(goodput), std::move(latency), std::move(refused)};
+      refused.series = {Line(h->refusals, now, 4, "refusals"),
+                        Line(h->timeouts, now, 5, "timeouts")};
+      chart.panels = {std::move(limits), std::move(goodput), std::move(latency),
+                      std::move(refused)};
       body += svg::ChartSvg(chart) + "</section>\n";
     }
     for (const auto& [name, h] : stores_) {
@@ -275,13 +286,14 @@ std::string StatusPage::Html(int refresh_seconds) const {
   script.replace(script.find(marker), marker.size(), std::to_string(refresh_seconds * 1000));
   return "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
          "<title>blobtune status</title>\n"
-         "<noscript><meta http-equiv='refresh' content='" + std::to_string(refresh_seconds) +
+         "<noscript><meta http-equiv='refresh' content='" +
+         std::to_string(refresh_seconds) +
          "'></noscript>\n"
          "<style>body{font-family:sans-serif;margin:1em 2em;color:#222}"
          "dl{display:flex;flex-wrap:wrap;gap:.2em 1.5em;margin:.5em 0}dt{font-weight:bold}"
          "dd{margin:0 0 0 .4em}dt::after{content:':'}section{margin-bottom:2em}</style>\n"
-         "</head>\n<body>\n<h1>blobtune status</h1>\n<div id='live'>\n" + body +
-         "</div>\n" + script + "</body>\n</html>\n";
+         "</head>\n<body>\n<h1>blobtune status</h1>\n<div id='live'>\n" +
+         body + "</div>\n" + script + "</body>\n</html>\n";
 }
 
 }  // namespace blobtune::metrics

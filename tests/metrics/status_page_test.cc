@@ -25,8 +25,8 @@ LimiterSnapshot Limiter(const std::string& name, int limit, uint64_t successes,
   s.permits[static_cast<size_t>(PermitEnd::kRejected)] = rejected;
   s.permits[static_cast<size_t>(PermitEnd::kTimeout)] = timeouts;
   s.gauges = LimiterGauges{.limit = limit, .inflight = limit / 2, .algorithm = "knee"};
-  s.success_latency = HistogramSnapshot{.upper_bounds = {1'000'000, 2'000'000},
-                                        .counts = {0, successes, 0}, .count = successes};
+  s.success_latency = HistogramSnapshot{
+      .upper_bounds = {1'000'000, 2'000'000}, .counts = {0, successes, 0}, .count = successes};
   return s;
 }
 
@@ -118,8 +118,8 @@ TEST(StatusPageTest, ShowsTheStoreFigures) {
   s.map_used_bytes = 25 << 20;
   page.Record(1.0, {}, {s});
   s.commits_ok = 40;
-  s.batch_size = HistogramSnapshot{.upper_bounds = {1, 2, 4}, .counts = {0, 0, 40, 0},
-                                   .count = 40, .sum = 120};
+  s.batch_size = HistogramSnapshot{
+      .upper_bounds = {1, 2, 4}, .counts = {0, 0, 40, 0}, .count = 40, .sum = 120};
   page.Record(3.0, {}, {s});
   const std::string html = page.Html();
   EXPECT_THAT(html, HasSubstr("data-store='blobs'"));

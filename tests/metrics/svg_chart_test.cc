@@ -1,13 +1,12 @@
 // blobtune::svg: every document is well-formed XML whatever the text and data, text is escaped,
 // and degenerate series (empty, one point, non-finite, non-positive on a log axis) draw sanely.
-#include "blobtune/svg/chart.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "blobtune/svg/chart.h"
 #include "xml_check.h"
 
 namespace blobtune::svg {

@@ -57,8 +57,8 @@ inline std::string WellFormedXml(std::string_view xml) {
     const bool closing = i + 1 < xml.size() && xml[i + 1] == '/';
     size_t k = i + (closing ? 2 : 1);
     const size_t name_start = k;
-    while (k < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[k])) ||
-                              xml[k] == '-' || xml[k] == ':' || xml[k] == '_')) {
+    while (k < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[k])) || xml[k] == '-' ||
+                              xml[k] == ':' || xml[k] == '_')) {
       ++k;
     }
     const std::string name(xml.substr(name_start, k - name_start));
@@ -86,7 +86,8 @@ inline std::string WellFormedXml(std::string_view xml) {
              xml[k] != '>') {
         ++k;
       }
-      if (k == attr || k >= xml.size() || xml[k] != '=') return "attribute without value" + at(attr);
+      if (k == attr || k >= xml.size() || xml[k] != '=')
+        return "attribute without value" + at(attr);
       ++k;
       if (k >= xml.size() || (xml[k] != '\'' && xml[k] != '"')) {
         return "unquoted attribute" + at(k);

@@ -112,8 +112,8 @@ void DrawSeries(std::string& svg, const Series& series, const Frame& frame) {
   }
   if (count == 0) return;
   points.pop_back();
-  svg += "<polyline fill='none' stroke='" + colour + "' stroke-width='" + Number(series.stroke) +
-         "'";
+  svg +=
+      "<polyline fill='none' stroke='" + colour + "' stroke-width='" + Number(series.stroke) + "'";
   if (!series.dash.empty()) svg += " stroke-dasharray=" + Quoted(series.dash);
   if (!series.id.empty()) svg += " data-series=" + Quoted(series.id);
   svg += " points='" + points + "'/>\n";
@@ -173,11 +173,21 @@ std::string EscapeXml(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
           out += '?';
@@ -211,7 +221,8 @@ std::string ChartSvg(const Chart& chart) {
   const double height = axis + 24 + 18.0 * legend_rows;
   std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" + Number(chart.width) +
                     "' height='" + Number(height) + "' viewBox='0 0 " + Number(chart.width) + " " +
-                    Number(height) + "' font-family='sans-serif'>\n"
+                    Number(height) +
+                    "' font-family='sans-serif'>\n"
                     "<rect width='100%' height='100%' fill='white'/>\n";
   if (!chart.title.empty()) {
     svg += "<text x='" + Number(kLeft) + "' y='22' font-size='16' font-weight='bold'>" +
@@ -228,8 +239,8 @@ std::string ChartSvg(const Chart& chart) {
       legend_x += 30 + 8.0 * static_cast<double>(chart.legend[r].size());
     }
     svg += "<rect x='" + Number(lx) + "' y='" + Number(ly - 10) +
-           "' width='14' height='10' fill='" + colour + "'/><text x='" + Number(lx + 20) +
-           "' y='" + Number(ly) + "' font-size='12'>" + EscapeXml(chart.legend[r]) + "</text>\n";
+           "' width='14' height='10' fill='" + colour + "'/><text x='" + Number(lx + 20) + "' y='" +
+           Number(ly) + "' font-size='12'>" + EscapeXml(chart.legend[r]) + "</text>\n";
   }
   for (size_t p = 0; p < chart.panels.size(); ++p) {
     DrawPanel(svg, chart, chart.panels[p],

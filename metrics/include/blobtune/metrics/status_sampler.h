@@ -47,7 +47,7 @@ class StatusSampler {
   const TimePoint start_;
   std::mutex mu_;
   std::condition_variable stop_cv_;
-  bool stop_ = false;  // Guarded by mu_.
+  bool stop_ = false;   // Guarded by mu_.
   std::thread thread_;  // Started in the constructor's body, once everything above is built.
 };
 

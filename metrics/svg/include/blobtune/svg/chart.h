@@ -50,7 +50,7 @@ struct Panel {
   // The y axis runs from y_min (0 by default) to y_max; values beyond are clipped to the frame.
   // y_max <= y_min: a "nice" bound (1, 2 or 5 times a power of ten) above every point.
   double y_min = 0, y_max = 0;
-  bool log_y = false;  // Log scale; needs y_min > 0 (else the smallest positive y is used).
+  bool log_y = false;   // Log scale; needs y_min > 0 (else the smallest positive y is used).
   bool y_grid = false;  // Light horizontal lines at the inner y ticks.
   // Labelled x positions; empty: six evenly spaced numbers.
   std::vector<std::pair<double, std::string>> x_ticks;
@@ -62,7 +62,7 @@ struct Chart {
   std::string title;  // Bold, at the top; empty: none.
   double width = 900;
   double panel_height = 220;
-  double gap = 50;  // Between panels.
+  double gap = 50;            // Between panels.
   std::vector<Panel> panels;  // Top to bottom, sharing nothing but the width.
   std::string x_label;        // Under the last panel.
   // Legend entries, one per palette colour in order: under the x label, or in one row under the
