@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "svg_chart.h"
+#include "blobtune/svg/chart.h"
 
 namespace blobtune::delivery {
 namespace {
@@ -32,7 +32,7 @@ std::string SweepPlotSvg(const std::vector<SweepSeries>& series) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   // Half a decade of room on each side keeps the end points off the frame.
-  ChartPanel panel{.title = "blob path time / legacy path time (same messages, same bytes)",
+  svg::Panel panel{.title = "blob path time / legacy path time (same messages, same bytes)",
                    .x_min = lo / 1.8,
                    .x_max = hi * 1.8,
                    .log_x = true,
@@ -40,20 +40,25 @@ std::string SweepPlotSvg(const std::vector<SweepSeries>& series) {
   for (size_t size : sizes) panel.x_ticks.emplace_back(static_cast<double>(size), SizeText(size));
   std::vector<std::string> legend;
   for (size_t i = 0; i < series.size(); ++i) {
-    ChartSeries line{.colour = i, .stroke = 2, .markers = true};
+    svg::Series line{.colour = i, .stroke = 2, .markers = true};
     for (const auto& [size, ratio] : series[i].ratios) {
       line.points.emplace_back(static_cast<double>(size), ratio);
     }
     panel.series.push_back(std::move(line));
     legend.push_back(series[i].label);
   }
-  panel.series.push_back(ChartSeries{.colour = SIZE_MAX, .stroke = 1, .dashed = true,
+  panel.series.push_back(svg::Series{.colour = svg::kBlack, .stroke = 1, .dash = "6,4",
                                      .points = {{panel.x_min, 1.0}, {panel.x_max, 1.0}}});
-  return ChartSvg({panel}, "message size (log scale); dashed: the legacy path", legend);
+  return svg::ChartSvg({.panels = {panel},
+                        .x_label = "message size (log scale); dashed: the legacy path",
+                        .legend = legend});
 }
 
 Status WriteSweepPlot(const std::vector<SweepSeries>& series, const std::string& file) {
-  return WriteSvg(SweepPlotSvg(series), file);
+  if (!svg::WriteFile(SweepPlotSvg(series), file)) {
+    return Status::Unavailable("cannot write the plot to '" + file + "'");
+  }
+  return Status::Ok();
 }
 
 }  // namespace blobtune::delivery

@@ -2,17 +2,17 @@
 
 #include <algorithm>
 
-#include "svg_chart.h"
+#include "blobtune/svg/chart.h"
 
 namespace blobtune::delivery {
 namespace {
 
 // One series per run of `value` against time.
 template <typename Value>
-std::vector<ChartSeries> Series(const std::vector<TracedRun>& runs, double stroke, Value value) {
-  std::vector<ChartSeries> series;
+std::vector<svg::Series> Series(const std::vector<TracedRun>& runs, double stroke, Value value) {
+  std::vector<svg::Series> series;
   for (size_t r = 0; r < runs.size(); ++r) {
-    ChartSeries line{.colour = r, .stroke = stroke};
+    svg::Series line{.colour = r, .stroke = stroke};
     for (const TracePoint& p : runs[r].trace) line.points.emplace_back(p.t_s, value(p));
     series.push_back(std::move(line));
   }
@@ -30,24 +30,29 @@ std::string TracePlotSvg(const std::vector<TracedRun>& runs) {
       throughput_max = std::max(throughput_max, p.throughput);
     }
   }
-  ChartPanel limits{.title = "limit (thick) and permits in flight (thin)",
+  svg::Panel limits{.title = "limit (thick) and permits in flight (thin)",
                     .x_max = t_max,
                     .y_max = std::min(limit_max * 1.1, 200.0)};  // Far above the knee: clipped.
   limits.series = Series(runs, 2.5, [](const TracePoint& p) { return double(p.limit); });
-  for (ChartSeries& s : Series(runs, 0.8, [](const TracePoint& p) { return double(p.inflight); })) {
+  for (svg::Series& s : Series(runs, 0.8, [](const TracePoint& p) { return double(p.inflight); })) {
     limits.series.push_back(std::move(s));
   }
-  ChartPanel throughput{.title = "permits finished per second",
+  svg::Panel throughput{.title = "permits finished per second",
                         .x_max = t_max,
                         .y_max = throughput_max * 1.1};
   throughput.series = Series(runs, 1.5, [](const TracePoint& p) { return p.throughput; });
   std::vector<std::string> legend;
   for (const TracedRun& run : runs) legend.push_back(run.label);
-  return ChartSvg({limits, throughput}, "seconds since the delivery started", legend);
+  return svg::ChartSvg({.panels = {limits, throughput},
+                        .x_label = "seconds since the delivery started",
+                        .legend = legend});
 }
 
 Status WriteTracePlot(const std::vector<TracedRun>& runs, const std::string& file) {
-  return WriteSvg(TracePlotSvg(runs), file);
+  if (!svg::WriteFile(TracePlotSvg(runs), file)) {
+    return Status::Unavailable("cannot write the plot to '" + file + "'");
+  }
+  return Status::Ok();
 }
 
 }  // namespace blobtune::delivery

@@ -1,4 +1,4 @@
-// TracePlot: an SVG of blob-path runs over time, drawn by hand: the limit (thick) and permits in
+// TracePlot: an SVG of blob-path runs over time, drawn with blobtune::svg: the limit (thick) and permits in
 // flight (thin) in the top panel, permits finished per second below, one colour per run.
 //
 //   Status s = WriteTracePlot({{"auto", result.trace}, {"10", other.trace}}, "delivery.svg");

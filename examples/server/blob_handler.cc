@@ -61,10 +61,11 @@ asio::awaitable<std::invoke_result_t<Read&>> ReadUnderPermit(tuner::Limiter& lim
 }  // namespace
 
 BlobHandler::BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
-                         asio::any_io_executor reads, const ServerOptions& options,
-                         const std::atomic<bool>* draining)
+                         const metrics::StatusPage& status_page, asio::any_io_executor reads,
+                         const ServerOptions& options, const std::atomic<bool>* draining)
     : blobs_(blobs),
       registry_(registry),
+      status_page_(status_page),
       reads_(std::move(reads)),
       options_(options),
       draining_(draining) {}
@@ -115,6 +116,14 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, TimePoint deadline, b
     case RouteKind::kMetrics:
       co_return TextResponse(http::status::ok, registry_.TextExposition(), keep_alive,
                              "text/plain; version=0.0.4; charset=utf-8");
+    case RouteKind::kStatus: {
+      Response page = TextResponse(http::status::ok, status_page_.Html(), keep_alive,
+                                   "text/html; charset=utf-8");
+      page.set("Content-Security-Policy",
+               std::string(metrics::kStatusPageContentSecurityPolicy));
+      page.set(http::field::cache_control, "no-store");
+      co_return page;
+    }
     case RouteKind::kGetBlob: {
       // See Put(): the arguments are named first.
       std::string ns = route.ns;

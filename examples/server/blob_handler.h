@@ -1,6 +1,6 @@
 // BlobHandler: answers one routed request of blobtune-server: blob puts, gets and deletes through
 // the AsyncBlobStore (limiter-gated), heads and listings through the read limiter on the read
-// pool, /metrics from the registry, /healthz from the draining flag.
+// pool, /metrics from the registry, /status from the status page, /healthz from the draining flag.
 //
 //   BlobHandler handler(blobs, registry, reads.get_executor(), options, &draining);
 //   Response r = co_await handler.Handle(route, deadline, keep_alive);   // all but PUT
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "blobtune/metrics/registry.h"
+#include "blobtune/metrics/status_page.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limiter.h"
@@ -38,8 +39,8 @@ class BlobHandler {
  public:
   // None is owned; all must outlive the handler. `reads` runs heads and listings.
   BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
-              boost::asio::any_io_executor reads, const ServerOptions& options,
-              const std::atomic<bool>* draining);
+              const metrics::StatusPage& status_page, boost::asio::any_io_executor reads,
+              const ServerOptions& options, const std::atomic<bool>* draining);
   BlobHandler(const BlobHandler&) = delete;
   BlobHandler& operator=(const BlobHandler&) = delete;
   ~BlobHandler() = default;
@@ -64,6 +65,7 @@ class BlobHandler {
 
   store::AsyncBlobStore& blobs_;
   const metrics::MetricsRegistry& registry_;
+  const metrics::StatusPage& status_page_;
   boost::asio::any_io_executor reads_;
   const ServerOptions& options_;
   const std::atomic<bool>* draining_;

@@ -17,6 +17,8 @@
 
 #include "blob_handler.h"
 #include "blobtune/metrics/registry.h"
+#include "blobtune/metrics/status_page.h"
+#include "blobtune/metrics/status_sampler.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
@@ -95,8 +97,11 @@ class BlobServer::Impl {
     blobs_ = std::make_unique<store::AsyncBlobStore>(*store_, io_.get_executor(),
                                                      read_pool_->get_executor(),
                                                      read_limiter_.get(), write_limiter_.get());
-    handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, read_pool_->get_executor(),
-                                             options_, &draining_);
+    // The status page's history: read from the registry once a second, off the permit path.
+    status_sampler_ = std::make_unique<metrics::StatusSampler>(registry_, status_page_,
+                                                               std::chrono::seconds(1));
+    handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, status_page_,
+                                             read_pool_->get_executor(), options_, &draining_);
     hub_ = std::make_unique<ConnectionHub>(options_, *handler_, &draining_);
     return Listen();
   }
@@ -172,6 +177,9 @@ class BlobServer::Impl {
   std::unique_ptr<tuner::Limiter> read_limiter_;
   std::unique_ptr<tuner::Limiter> write_limiter_;
   metrics::Attachment links_[3];
+  metrics::StatusPage status_page_;
+  // Reads registry_ and writes status_page_, so it is destroyed before either.
+  std::unique_ptr<metrics::StatusSampler> status_sampler_;
   std::unique_ptr<asio::thread_pool> read_pool_;
   std::atomic<bool> draining_{false};
   std::unique_ptr<store::AsyncBlobStore> blobs_;

@@ -5,6 +5,7 @@
 //   curl -X PUT --data-binary @photo.jpg http://127.0.0.1:8080/blobs/default/photo.jpg
 //   curl http://127.0.0.1:8080/blobs/default/photo.jpg > copy.jpg
 //   curl http://127.0.0.1:8080/metrics
+//   open http://127.0.0.1:8080/status in a browser: live charts of the limiters and the store
 //
 // SIGTERM or SIGINT: stop accepting, finish the requests in flight and their commits, exit 0.
 #include <utility>
@@ -98,7 +99,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
       "concurrency limiters (reads and writes apart).\n\n"
       "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}   GET /blobs/{namespace}?prefix=P&limit=N\n"
-      "  GET /metrics   GET /healthz\n\n"
+      "  GET /metrics   GET /status (live charts)   GET /healthz\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n\nOptions");
   flags.add_options()("help,h", "this text")("version", "print the version and exit")(
       "listen", po::value(&listen)->default_value(listen),

@@ -176,11 +176,17 @@ StatusOr<Route> ParseRoute(http::verb method, std::string_view target) {
     route.kind = RouteKind::kMetrics;
     return route;
   }
+  if (path == "/status") {
+    if (method != http::verb::get) return NotAllowed("GET");
+    Route route;
+    route.kind = RouteKind::kStatus;
+    return route;
+  }
 
   constexpr std::string_view kBlobs = "/blobs/";
   if (!path.starts_with(kBlobs)) {
     return Status::NotFound("no such path '" + std::string(path.substr(0, 256)) +
-                            "'; try /blobs/{namespace}/{id}, /metrics or /healthz");
+                            "'; try /blobs/{namespace}/{id}, /metrics, /status or /healthz");
   }
   std::string_view rest = path.substr(kBlobs.size());
   const size_t slash = rest.find('/');

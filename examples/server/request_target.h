@@ -9,6 +9,7 @@
 // Paths:  /blobs/{namespace}/{id}   GET HEAD PUT DELETE
 //         /blobs/{namespace}        GET (list; ?prefix=P&limit=N&after=ID)
 //         /metrics                  GET
+//         /status                   GET
 //         /healthz                  GET HEAD
 // Namespaces: 1..64 bytes of [A-Za-z0-9_.-]. Ids: 1..255 bytes of [A-Za-z0-9_.~-], not "." or
 // "..". Path segments and query values may be percent-encoded; the decoded bytes must still be
@@ -35,6 +36,7 @@ enum class RouteKind {
   kDeleteBlob,
   kList,
   kMetrics,
+  kStatus,  // The live status page (metrics/status_page.h).
   kHealth,
   kMethodNotAllowed,  // A known path with a method it does not take; `allow` lists the ones it does.
 };

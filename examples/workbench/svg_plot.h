@@ -1,4 +1,4 @@
-// WriteSvgPlot: one SVG per workload, drawn by hand (no plotting library).
+// WriteSvgPlot: one SVG per workload, drawn with blobtune::svg (metrics/svg).
 //
 // Four panels share the time axis: limit (with the oracle's L* per phase as a dashed black
 // line), permits in flight, throughput (with X*), and mean access latency (with p99* dotted).

@@ -1,15 +1,23 @@
 #include "blobtune/metrics/exporter.h"
 
+#include <CivetServer.h>  // CivetCallbacks, which the Exposer takes.
+#include <civetweb.h>
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 #include <prometheus/metric_family.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "blobtune/metrics/status_page.h"
+#include "blobtune/metrics/status_sampler.h"
 #include "exposition.h"
 
 namespace blobtune::metrics {
@@ -36,6 +44,105 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+std::string Base64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, in.size() - i);
+    uint32_t v = 0;
+    for (size_t k = 0; k < 3; ++k) {
+      v = (v << 8) | (k < n ? static_cast<uint8_t>(in[i + k]) : 0u);
+    }
+    for (size_t k = 0; k < 4; ++k) {
+      out += k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63] : '=';
+    }
+  }
+  return out;
+}
+
+// The status page of one exporter, as its civetweb callback serves it.
+struct StatusEndpoint {
+  std::string path;
+  std::string expected_authorization;  // "Basic BASE64(user:password)"; empty: no auth.
+  const StatusPage* page = nullptr;
+  int refresh_seconds = 2;
+};
+
+// prometheus-cpp's Exposer registers only collectables, but it passes CivetCallbacks to its
+// civetweb server. Its begin_request callback sees every request first; it cannot carry a
+// pointer of ours (civetweb's user data is the CivetServer), so the status pages are found by
+// the port the request came in on (two exporters on one port number but different hosts would
+// share the newer one's page). The lock keeps an endpoint alive while its page is rendered: an
+// exporter removes its entry before its page goes away.
+struct StatusRoutes {
+  std::mutex mu;
+  std::map<int, StatusEndpoint> by_port;
+};
+
+StatusRoutes& Routes() {
+  static StatusRoutes* routes = new StatusRoutes();  // Never destroyed: used by server threads.
+  return *routes;
+}
+
+void Answer(mg_connection* conn, int code, std::string_view reason, std::string_view type,
+            std::string_view body, std::string_view extra_headers, bool head) {
+  mg_printf(conn,
+            "HTTP/1.1 %d %.*s\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n"
+            "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n%.*s\r\n",
+            code, static_cast<int>(reason.size()), reason.data(), static_cast<int>(type.size()),
+            type.data(), body.size(), static_cast<int>(extra_headers.size()), extra_headers.data());
+  if (!head) mg_write(conn, body.data(), body.size());
+}
+
+// civetweb's begin_request: 0 lets civetweb (and so the Exposer) handle the request; otherwise
+// the status code sent.
+int ServeStatusPage(mg_connection* conn) {
+  const mg_request_info* info = mg_get_request_info(conn);
+  if (info == nullptr || info->local_uri == nullptr || info->request_method == nullptr) return 0;
+  const bool head = std::strcmp(info->request_method, "HEAD") == 0;
+  const bool get = std::strcmp(info->request_method, "GET") == 0;
+  const char* given = mg_get_header(conn, "Authorization");
+  enum class Answered { kNotOurs, kMethod, kAuth, kPage } answered = Answered::kNotOurs;
+  std::string html;
+  {
+    // Only the lookup and the rendering hold the lock: a slow client must not block the others
+    // (or an exporter's destructor) while its answer is written.
+    StatusRoutes& routes = Routes();
+    std::lock_guard<std::mutex> lock(routes.mu);
+    auto it = routes.by_port.find(info->server_port);
+    if (it == routes.by_port.end() || it->second.path != info->local_uri) return 0;
+    const StatusEndpoint& endpoint = it->second;
+    if (!head && !get) {
+      answered = Answered::kMethod;
+    } else if (!endpoint.expected_authorization.empty() &&
+               (given == nullptr || !SameSecret(given, endpoint.expected_authorization))) {
+      answered = Answered::kAuth;
+    } else {
+      answered = Answered::kPage;
+      html = endpoint.page->Html(endpoint.refresh_seconds);
+    }
+  }
+  switch (answered) {
+    case Answered::kNotOurs:
+      return 0;
+    case Answered::kMethod:
+      Answer(conn, 405, "Method Not Allowed", "text/plain; charset=utf-8",
+             "the status page answers GET and HEAD\n", "Allow: GET, HEAD\r\n", false);
+      return 405;
+    case Answered::kAuth:
+      Answer(conn, 401, "Unauthorized", "text/plain; charset=utf-8", "authorization required\n",
+             "WWW-Authenticate: Basic realm=\"blobtune\"\r\n", head);
+      return 401;
+    case Answered::kPage:
+      break;
+  }
+  Answer(conn, 200, "OK", "text/html; charset=utf-8", html,
+         "Content-Security-Policy: " + std::string(kStatusPageContentSecurityPolicy) + "\r\n",
+         head);
+  return 200;
+}
+
 bool ValidPort(std::string_view port) {
   if (port.empty() || port.size() > 5) return false;
   unsigned value = 0;
@@ -46,9 +153,24 @@ bool ValidPort(std::string_view port) {
 }  // namespace
 
 // The HTTP server and what it serves. Members are destroyed in reverse order: the server threads
-// stop before the collectable they call goes away.
+// stop before the collectable they call goes away, and the status page's route is removed (in
+// the destructor's body) before anything.
 class Exporter::Server {
  public:
+  ~Server() {
+    if (routed_port == 0) return;
+    StatusRoutes& routes = Routes();
+    std::lock_guard<std::mutex> lock(routes.mu);
+    auto it = routes.by_port.find(routed_port);
+    if (it != routes.by_port.end() && it->second.page == status_page.get()) {
+      routes.by_port.erase(it);
+    }
+  }
+
+  std::unique_ptr<StatusPage> status_page;
+  std::unique_ptr<StatusSampler> status_sampler;
+  int routed_port = 0;  // The port of this exporter's entry in Routes(); 0: none.
+  CivetCallbacks callbacks{};
   std::shared_ptr<RegistryCollectable> collectable;
   std::unique_ptr<prometheus::Exposer> exposer;
 };
@@ -58,6 +180,15 @@ Status ExporterOptions::Validate() const {
     return Status::InvalidArgument("ExporterOptions::path must start with '/', not '" + path + "'");
   }
   if (threads < 1) return Status::InvalidArgument("ExporterOptions::threads must be >= 1");
+  if (!status_path.empty() && (status_path.front() != '/' || status_path == path)) {
+    return Status::InvalidArgument(
+        "ExporterOptions::status_path must be empty or start with '/' "
+        "and differ from path, not '" +
+        status_path + "'");
+  }
+  if (status_interval <= std::chrono::milliseconds(0)) {
+    return Status::InvalidArgument("ExporterOptions::status_interval must be > 0");
+  }
   if (basic_auth_username.empty() && !basic_auth_password.empty()) {
     return Status::InvalidArgument("ExporterOptions::basic_auth_password given without a username");
   }
@@ -115,11 +246,14 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
   std::unique_ptr<Exporter> exporter(new Exporter());
   auto server = std::make_unique<Server>();
   server->collectable = std::make_shared<RegistryCollectable>(exporter->registry_);
+  if (!options.status_path.empty()) server->callbacks.begin_request = &ServeStatusPage;
   // prometheus-cpp reports failures by throwing (CivetException when the port cannot be bound);
   // none may leave this function.
   try {
-    server->exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
-        "listening_ports", *listen, "num_threads", std::to_string(options.threads)});
+    server->exposer = std::make_unique<prometheus::Exposer>(
+        std::vector<std::string>{"listening_ports", *listen, "num_threads",
+                                 std::to_string(options.threads)},
+        &server->callbacks);
     if (!options.basic_auth_username.empty()) {
       server->exposer->RegisterAuth(
           [user = options.basic_auth_username, password = options.basic_auth_password](
@@ -135,6 +269,20 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
     const std::vector<int> ports = server->exposer->GetListeningPorts();
     if (ports.empty()) return Status::Unavailable("metrics server on " + *listen + " has no port");
     exporter->port_ = static_cast<uint16_t>(ports.front());
+    if (!options.status_path.empty()) {
+      server->status_page = std::make_unique<StatusPage>();
+      server->status_sampler = std::make_unique<StatusSampler>(
+          exporter->registry_, *server->status_page, options.status_interval);
+      StatusEndpoint endpoint{.path = options.status_path, .page = server->status_page.get()};
+      if (!options.basic_auth_username.empty()) {
+        endpoint.expected_authorization =
+            "Basic " + Base64(options.basic_auth_username + ":" + options.basic_auth_password);
+      }
+      StatusRoutes& routes = Routes();
+      std::lock_guard<std::mutex> lock(routes.mu);
+      routes.by_port[ports.front()] = std::move(endpoint);
+      server->routed_port = ports.front();
+    }
   } catch (const std::exception& e) {
     return Status::Unavailable("cannot serve metrics on " + *listen + ": " + e.what());
   } catch (...) {
@@ -143,6 +291,7 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
   const std::string& host = *listen;
   exporter->address_ = host.substr(0, host.rfind(':') + 1) + std::to_string(exporter->port_);
   exporter->path_ = options.path;
+  exporter->status_path_ = options.status_path;
   exporter->server_ = std::move(server);
   return exporter;
 }

@@ -5,11 +5,18 @@
 //   build/bin/blobtune-tuner-bench --benchmark_repetitions=5
 //   build/bin/blobtune-tuner-bench --benchmark_format=json   # ratios still go to stderr
 //
+// The same limiter observed by metrics/ is measured twice more in the same run: observed only,
+// and observed while the status page is live (its sampler reading the registry every 10 ms, a
+// hundred times its default rate, and the page rendered every 10 ms as by a busy viewer), so that
+// what the page costs the permit path is the difference of two ratios of one run.
+//
 // After the run it prints, per thread count, each benchmark's time / AtomicSemaphore time
 // (medians when repetitions are asked for), so the comparison is always within one run.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -18,6 +25,12 @@
 #include <semaphore>
 #include <string>
 #include <string_view>
+#include <thread>
+
+#include "blobtune/metrics/limiter_metrics.h"
+#include "blobtune/metrics/registry.h"
+#include "blobtune/metrics/status_page.h"
+#include "blobtune/metrics/status_sampler.h"
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
@@ -99,6 +112,51 @@ void BM_LimiterAcquireRelease(benchmark::State& state, const std::string& algori
   }
 }
 
+// A gradient limiter observed by a registry; with `status_page`, the page's sampler and a viewer
+// run beside it for the rest of the process.
+class ObservedLimiter {
+ public:
+  explicit ObservedLimiter(bool status_page) {
+    blobtune::tuner::LimiterOptions options;
+    options.algorithm = blobtune::tuner::MakeAlgorithm(
+        blobtune::tuner::ParseAlgorithmSpec("gradient:initial_limit=1000,max_limit=1000").value())
+                            .value();
+    options.observer = registry_.AddLimiter("bench").value();
+    limiter_ = Limiter::Create(std::move(options)).value();
+    link_ = registry_.FindLimiter("bench")->Attach(*limiter_);
+    if (!status_page) return;
+    sampler_ = std::make_unique<blobtune::metrics::StatusSampler>(registry_, page_,
+                                                                  std::chrono::milliseconds(10));
+    viewer_ = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        std::string html = page_.Html();
+        benchmark::DoNotOptimize(html);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+  Limiter& limiter() { return *limiter_; }
+
+ private:
+  blobtune::metrics::MetricsRegistry registry_;
+  blobtune::metrics::StatusPage page_;
+  std::unique_ptr<Limiter> limiter_;
+  blobtune::metrics::Attachment link_;
+  std::unique_ptr<blobtune::metrics::StatusSampler> sampler_;
+  std::jthread viewer_;  // Last: stopped and joined first.
+};
+
+void BM_ObservedLimiterAcquireRelease(benchmark::State& state, bool status_page) {
+  static ObservedLimiter observed(false);
+  static ObservedLimiter observed_with_page(true);
+  Limiter& limiter = (status_page ? observed_with_page : observed).limiter();
+  for (auto _ : state) {
+    std::optional<Permit> permit = limiter.TryAcquire();
+    benchmark::DoNotOptimize(permit);
+    permit->Success();
+  }
+}
+
 BENCHMARK(BM_AtomicSemaphoreAcquireRelease)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_CountingSemaphoreAcquireRelease)->Threads(1)->Threads(2)->UseRealTime();
 // Envoy's gradient controller aggregates samples per interval; gradient2 (Netflix) replays a
@@ -108,6 +166,10 @@ BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient,
     ->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient2,
                   std::string("gradient2:initial_limit=1000,max_limit=1000"))
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed, false)
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page, true)
     ->Threads(1)->Threads(2)->UseRealTime();
 
 // Forwards to the reporter the user asked for and keeps each benchmark's time per iteration
@@ -144,9 +206,11 @@ class RatioReporter : public benchmark::BenchmarkReporter {
                    floor.cpu);
       for (const char* other : {"BM_CountingSemaphoreAcquireRelease",
                                 "BM_LimiterAcquireRelease/gradient/",
-                                "BM_LimiterAcquireRelease/gradient2/"}) {
+                                "BM_LimiterAcquireRelease/gradient2/",
+                                "BM_ObservedLimiterAcquireRelease/gradient_observed/",
+                                "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page/"}) {
         Times t = Find(other, threads);
-        std::fprintf(stderr, "    %-38s %6.1f / %6.1f ns  %.2fx / %.2fx\n", other, t.real, t.cpu,
+        std::fprintf(stderr, "    %-64s %6.1f / %6.1f ns  %.2fx / %.2fx\n", other, t.real, t.cpu,
                      t.real / floor.real, t.cpu / floor.cpu);
       }
     }

@@ -83,6 +83,12 @@ std::string RunAndScrape(std::vector<std::string> argv) {
   const testing::CommandResult lint = testing::PromtoolCheckMetrics(body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
   EXPECT_EQ(lint.output, "") << "promtool found lint problems";
+  // The status page is served beside the metrics, on the same port.
+  const StatusOr<HttpResponse> page = HttpGet(at->host, at->port, "/status");
+  EXPECT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page.ok() ? page->result_int() : 0, 200u);
+  EXPECT_NE(page.ok() ? page->body().find("<h1>blobtune status</h1>") : std::string::npos,
+            std::string::npos);
 
   child->Signal(SIGTERM);
   EXPECT_EQ(child->Wait(), 0) << child->output();

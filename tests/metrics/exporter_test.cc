@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -135,6 +136,42 @@ TEST(OptionalExporterTest, ANullExporterObservesNothing) {
   EXPECT_FALSE(AttachTo(&SharedExporter::Get(), "never-added", *limiter).linked());
 }
 
+TEST(StatusPageTest, IsServedBesideMetricsAndShowsObservedLimiters) {
+  Exporter& exporter = SharedExporter::Get();
+  EXPECT_EQ(exporter.status_path(), "/status");
+  ObservedLimiter observed("status-shown");
+  // The sampler records once a second: wait for the state, under a deadline.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  StatusOr<HttpResponse> r = Status::Unavailable("not fetched yet");
+  do {
+    r = HttpGet("127.0.0.1", exporter.port(), "/status");
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->result_int(), 200u);
+  } while (r->body().find("data-limiter='status-shown'") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline);
+  EXPECT_THAT(std::string((*r)[http::field::content_type]), HasSubstr("text/html"));
+  EXPECT_THAT(r->body(), HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(r->body(), HasSubstr("data-limiter='status-shown'"));
+  EXPECT_THAT(r->body(), HasSubstr("<svg"));
+  // /metrics is untouched by the page's callback.
+  EXPECT_EQ(StatusOfGet(exporter.port(), "/metrics"), 200u);
+}
+
+TEST(StatusPageTest, CanBeTurnedOffAndMustNotShadowMetrics) {
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_path = "/metrics"}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_path = "status"}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.status_interval = std::chrono::milliseconds(0)})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  StatusOr<std::unique_ptr<Exporter>> e = Exporter::Start("127.0.0.1:0", {.status_path = ""});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(StatusOfGet((*e)->port(), "/status"), 404u);
+  EXPECT_EQ(StatusOfGet((*e)->port(), "/metrics"), 200u);
+}
+
 TEST(BasicAuthTest, ScrapesNeedTheCredentials) {
   StatusOr<std::unique_ptr<Exporter>> e = Exporter::Start(
       "127.0.0.1:0", {.basic_auth_username = "prom", .basic_auth_password = "s3cret"});
@@ -144,6 +181,14 @@ TEST(BasicAuthTest, ScrapesNeedTheCredentials) {
   EXPECT_EQ(StatusOfGet(port, "/metrics", "prom", "wrong"), 401u);
   EXPECT_EQ(StatusOfGet(port, "/metrics", "other", "s3cret"), 401u);
   EXPECT_EQ(StatusOfGet(port, "/metrics", "prom", "s3cret"), 200u);
+  // The status page takes the same credentials.
+  EXPECT_EQ(StatusOfGet(port, "/status"), 401u);
+  EXPECT_EQ(StatusOfGet(port, "/status", "prom", "wrong"), 401u);
+  const StatusOr<HttpResponse> page =
+      HttpGet("127.0.0.1", port, "/status", {.username = "prom", .password = "s3cret"});
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->result_int(), 200u);
+  EXPECT_THAT(page->body(), HasSubstr("blobtune status"));
 }
 
 }  // namespace

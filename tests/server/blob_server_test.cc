@@ -349,6 +349,15 @@ TEST_F(BlobServerTest, MetricsAndHealthz) {
   EXPECT_EQ(metrics.result_int(), 200);
   EXPECT_NE(metrics.body().find("blobtune_limiter_limit{limiter=\"write\"}"), std::string::npos);
   EXPECT_NE(metrics.body().find("store=\"blobs\""), std::string::npos);
+  // The status page: HTML with a section per limiter and for the store (the sampler records
+  // at start, so they are there from the first request).
+  HttpResponse page = Answered(client.Send(http::verb::get, "/status"));
+  EXPECT_EQ(page.result_int(), 200);
+  EXPECT_EQ(page[http::field::content_type], "text/html; charset=utf-8");
+  EXPECT_NE(page["Content-Security-Policy"], "");
+  for (const char* section : {"data-limiter='read'", "data-limiter='write'", "data-store='blobs'"}) {
+    EXPECT_NE(page.body().find(section), std::string::npos) << section;
+  }
   HttpResponse health = Answered(client.Send(http::verb::get, "/healthz"));
   EXPECT_EQ(health.result_int(), 200);
   EXPECT_EQ(health.body(), "ok\n");

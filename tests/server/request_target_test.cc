@@ -33,6 +33,8 @@ TEST(ParseRoute, OtherMethodsOnKnownPathsAreNotAllowedWithTheAllowList) {
 
 TEST(ParseRoute, MetricsAndHealth) {
   EXPECT_EQ(ParseRoute(http::verb::get, "/metrics")->kind, RouteKind::kMetrics);
+  EXPECT_EQ(ParseRoute(http::verb::get, "/status")->kind, RouteKind::kStatus);
+  EXPECT_EQ(ParseRoute(http::verb::post, "/status")->kind, RouteKind::kMethodNotAllowed);
   EXPECT_EQ(ParseRoute(http::verb::get, "/healthz")->kind, RouteKind::kHealth);
   EXPECT_EQ(ParseRoute(http::verb::head, "/healthz")->kind, RouteKind::kHealth);
 }

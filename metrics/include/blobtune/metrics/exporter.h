@@ -1,5 +1,7 @@
 // Exporter: serves a MetricsRegistry at http://ADDRESS/metrics for Prometheus to scrape
-// (prometheus-cpp's civetweb-based Exposer underneath; this header needs no prometheus-cpp).
+// (prometheus-cpp's civetweb-based Exposer underneath; this header needs no prometheus-cpp),
+// and a live status page for people at http://ADDRESS/status (status_page.h), on the same
+// server, port and basic auth; a sampler thread records the page's history once a second.
 //
 // What an example program needs for `--metrics ADDR`:
 //
@@ -25,6 +27,7 @@
 #ifndef BLOBTUNE_METRICS_EXPORTER_H_
 #define BLOBTUNE_METRICS_EXPORTER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +53,12 @@ struct ExporterOptions {
   std::string basic_auth_password;
   // Threads serving HTTP requests. REQUIRES: >= 1. Default: 2.
   int threads = 2;
+  // The path of the live status page, behind the same basic auth as `path`; empty: no page and
+  // no sampler thread. REQUIRES: empty, or starts with '/' and differs from `path`.
+  // Default: "/status".
+  std::string status_path = "/status";
+  // How often the status page's history is sampled. REQUIRES: > 0. Default: 1 s.
+  std::chrono::milliseconds status_interval{1000};
 
   // OK, or INVALID_ARGUMENT saying which field is wrong.
   Status Validate() const;
@@ -81,6 +90,8 @@ class Exporter {
   // "HOST:PORT" actually served, e.g. "127.0.0.1:40721".
   const std::string& address() const noexcept { return address_; }
   const std::string& path() const noexcept { return path_; }
+  // The status page's path; empty when it is off.
+  const std::string& status_path() const noexcept { return status_path_; }
 
  private:
   class Server;
@@ -91,6 +102,7 @@ class Exporter {
   uint16_t port_ = 0;
   std::string address_;
   std::string path_;
+  std::string status_path_;
 };
 
 // Splits "HOST:PORT" / "[IPV6]:PORT" / "PORT" / ":PORT" into the civetweb listening address,

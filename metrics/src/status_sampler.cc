@@ -1,0 +1,41 @@
+#include "blobtune/metrics/status_sampler.h"
+
+namespace blobtune::metrics {
+
+StatusSampler::StatusSampler(const MetricsRegistry& registry, StatusPage& page,
+                             std::chrono::milliseconds interval, const Clock& clock)
+    : registry_(registry),
+      page_(page),
+      interval_(interval > std::chrono::milliseconds(0) ? interval : std::chrono::seconds(1)),
+      clock_(clock),
+      start_(clock.Now()) {
+  // The first record is taken before the constructor returns, so the page shows every limiter
+  // and store registered by then from the first request on.
+  Record();
+  thread_ = std::thread([this] { Run(); });
+}
+
+void StatusSampler::Record() {
+  const double t = std::chrono::duration<double>(clock_.Now() - start_).count();
+  page_.Record(t, registry_.LimiterSnapshots(), registry_.StoreSnapshots());
+}
+
+StatusSampler::~StatusSampler() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
+  thread_.join();
+}
+
+void StatusSampler::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_cv_.wait_for(lock, interval_, [this] { return stop_; })) {
+    lock.unlock();
+    Record();
+    lock.lock();
+  }
+}
+
+}  // namespace blobtune::metrics

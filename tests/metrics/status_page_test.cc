@@ -1,0 +1,162 @@
+// StatusPage: bounded history, rates and quantiles from consecutive snapshots, and a page whose
+// charts and labels are well formed and escaped. Snapshots are built by hand: no clock, no sleep.
+#include "blobtune/metrics/status_page.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "blobtune/metrics/histogram.h"
+#include "xml_check.h"
+
+namespace blobtune::metrics {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+LimiterSnapshot Limiter(const std::string& name, int limit, uint64_t successes,
+                        uint64_t rejected = 0, uint64_t timeouts = 0) {
+  LimiterSnapshot s;
+  s.name = name;
+  s.permits[static_cast<size_t>(PermitEnd::kSuccess)] = successes;
+  s.permits[static_cast<size_t>(PermitEnd::kRejected)] = rejected;
+  s.permits[static_cast<size_t>(PermitEnd::kTimeout)] = timeouts;
+  s.gauges = LimiterGauges{.limit = limit, .inflight = limit / 2, .algorithm = "knee"};
+  s.success_latency = HistogramSnapshot{
+      .upper_bounds = {1'000'000, 2'000'000}, .counts = {0, successes, 0}, .count = successes};
+  return s;
+}
+
+// The page's live part, which is XML (the head holds HTML's unclosed <meta>).
+std::string LivePart(const std::string& html) {
+  const size_t begin = html.find("<div id='live'>");
+  const size_t end = html.find("</div>\n<script>");
+  if (begin == std::string::npos || end == std::string::npos) return "";
+  return html.substr(begin, end + 6 - begin);
+}
+
+// The points of the polyline with data-series `id` in `html`'s first chart with one.
+size_t PointCount(const std::string& html, const std::string& id) {
+  const size_t at = html.find("data-series='" + id + "'");
+  if (at == std::string::npos) return 0;
+  const size_t begin = html.find("points='", at) + 8;
+  const std::string list = html.substr(begin, html.find('\'', begin) - begin);
+  size_t n = 0;
+  for (char c : list) n += c == ',';
+  return n;
+}
+
+TEST(SeriesRingTest, KeepsTheLastPointsOldestFirst) {
+  SeriesRing ring(3);
+  for (int i = 1; i <= 5; ++i) ring.Push(i, 10 * i);
+  EXPECT_EQ(ring.size(), 3u);
+  const std::vector<std::pair<double, double>> expected = {{3, 30}, {4, 40}, {5, 50}};
+  EXPECT_EQ(ring.Points(), expected);
+}
+
+TEST(QuantileSecondsTest, InterpolatesWithinTheBucketOfTheDifference) {
+  HistogramSnapshot before{.upper_bounds = {1000, 2000}, .counts = {5, 0, 0}, .count = 5};
+  HistogramSnapshot after{.upper_bounds = {1000, 2000}, .counts = {5, 10, 0}, .count = 15};
+  // Ten new values, all in (1000, 2000] ns: the median is halfway through that bucket.
+  EXPECT_NEAR(*QuantileSeconds(before, after, 0.5), 1500e-9, 1e-12);
+  EXPECT_NEAR(*QuantileSeconds(before, after, 0.99), 1990e-9, 1e-12);
+  EXPECT_FALSE(QuantileSeconds(after, after, 0.5).has_value());  // Nothing new.
+  HistogramSnapshot overflow{.upper_bounds = {1000, 2000}, .counts = {5, 0, 4}, .count = 9};
+  EXPECT_NEAR(*QuantileSeconds(before, overflow, 0.5), 2000e-9, 1e-12);  // The last bound.
+}
+
+TEST(StatusPageTest, AnEmptyPageSaysSoAndIsWellFormed) {
+  StatusPage page;
+  const std::string html = page.Html();
+  EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(html, HasSubstr("No limiter or store is observed yet."));
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, RecordsGaugesAtOnceAndRatesFromTheSecondRecord) {
+  StatusPage page;
+  page.Record(1.0, {Limiter("read", 8, 0)}, {});
+  std::string html = page.Html();
+  EXPECT_EQ(PointCount(html, "limit"), 1u);
+  EXPECT_EQ(PointCount(html, "goodput"), 0u);
+  page.Record(2.0, {Limiter("read", 9, 500, 30, 7)}, {});
+  page.Record(3.0, {Limiter("read", 10, 1500, 30, 7)}, {});
+  html = page.Html();
+  EXPECT_EQ(PointCount(html, "limit"), 3u);
+  EXPECT_EQ(PointCount(html, "goodput"), 2u);
+  EXPECT_EQ(PointCount(html, "p50"), 2u);
+  EXPECT_EQ(PointCount(html, "refusals"), 2u);
+  EXPECT_EQ(PointCount(html, "timeouts"), 2u);
+  EXPECT_THAT(html, HasSubstr("<dd>knee</dd>"));
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, RecordsThatDoNotMoveForwardAreIgnored) {
+  StatusPage page;
+  page.Record(5.0, {Limiter("read", 8, 0)}, {});
+  page.Record(5.0, {Limiter("read", 8, 0)}, {});
+  page.Record(4.0, {Limiter("read", 8, 0)}, {});
+  EXPECT_EQ(PointCount(page.Html(), "limit"), 1u);
+}
+
+TEST(StatusPageTest, HistoryIsBoundedByTheCapacity) {
+  StatusPage page(/*capacity=*/4);
+  for (int t = 1; t <= 50; ++t) page.Record(t, {Limiter("read", t, 100 * t)}, {});
+  const std::string html = page.Html();
+  EXPECT_EQ(PointCount(html, "limit"), 4u);
+  EXPECT_EQ(PointCount(html, "goodput"), 4u);
+}
+
+TEST(StatusPageTest, ShowsTheStoreFigures) {
+  StatusPage page;
+  StoreSnapshot s;
+  s.name = "blobs";
+  s.map_size_bytes = 100 << 20;
+  s.map_used_bytes = 25 << 20;
+  page.Record(1.0, {}, {s});
+  s.commits_ok = 40;
+  s.batch_size = HistogramSnapshot{
+      .upper_bounds = {1, 2, 4}, .counts = {0, 0, 40, 0}, .count = 40, .sum = 120};
+  page.Record(3.0, {}, {s});
+  const std::string html = page.Html();
+  EXPECT_THAT(html, HasSubstr("data-store='blobs'"));
+  EXPECT_EQ(PointCount(html, "commits"), 1u);
+  EXPECT_EQ(PointCount(html, "batch_size"), 1u);
+  EXPECT_EQ(PointCount(html, "map_use"), 2u);
+  EXPECT_THAT(html, HasSubstr("25 MiB used of 100 MiB"));
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, EscapesEveryLabelItShows) {
+  StatusPage page;
+  LimiterSnapshot evil = Limiter("<script>alert('x')</script>", 4, 0);
+  evil.gauges->algorithm = "a&b<i>";
+  evil.gauges->state = "\"probing\"";
+  StoreSnapshot store;
+  store.name = "</section><b>";
+  page.Record(1.0, {evil}, {store});
+  const std::string html = page.Html();
+  EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
+  EXPECT_THAT(html, Not(HasSubstr("<i>")));
+  EXPECT_THAT(html, Not(HasSubstr("</section><b>")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+  EXPECT_THAT(html, HasSubstr("a&amp;b&lt;i&gt;"));
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, RefreshesItselfWithAndWithoutScript) {
+  StatusPage page;
+  const std::string html = page.Html(3);
+  EXPECT_THAT(html, HasSubstr("<noscript><meta http-equiv='refresh' content='3'></noscript>"));
+  EXPECT_THAT(html, HasSubstr("var every = 3000;"));
+  // Nothing is loaded from elsewhere.
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  EXPECT_THAT(html, Not(HasSubstr("url(")));
+}
+
+}  // namespace
+}  // namespace blobtune::metrics
