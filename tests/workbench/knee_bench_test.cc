@@ -1,5 +1,5 @@
 // Regression tests of the knee algorithm on whole workbench runs: the real limiter in the loop
-// against the oracle, on the workloads that motivated it (docs/TUNING.md).
+// against the oracle, on the workloads that motivated it (docs/KNEE.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

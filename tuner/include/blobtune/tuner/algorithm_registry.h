@@ -59,7 +59,7 @@ std::vector<std::string_view> AlgorithmNames();
 std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm);
 
 // The algorithm blobtune uses when none is configured: knee with its defaults, which beats every
-// anchor port's mean regret on the workbench suite (docs/TUNING.md).
+// anchor port's mean regret on the workbench suite (docs/KNEE.md).
 std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm();
 
 }  // namespace blobtune::tuner

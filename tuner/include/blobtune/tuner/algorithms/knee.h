@@ -9,7 +9,7 @@
 // no-load latency, whatever that latency is. How much queue it takes to keep the resource busy
 // depends on how variable its service is, so the allowance above the knee grows with the
 // latency's coefficient of variation, or with the spread of the gaps between completions
-// where a round trip makes up most of the latency. See docs/TUNING.md for how it scores.
+// where a round trip makes up most of the latency. See docs/KNEE.md for how it scores.
 //
 //   StatusOr<KneeLimit> knee = KneeLimit::Create({.max_limit = 256});
 //   if (!knee.ok()) return knee.status();
@@ -145,7 +145,7 @@
 // n - 1 others raises one's goodput by nearly a 1 - 1/n fraction of the step, more than group
 // commit gives near its peak, so each would keep climbing. Batched completions rule that out
 // for resources that do not batch (a FIFO server, a disk). For a batching resource that
-// several limiters feed, the latency they all see ends it (docs/TUNING.md has the measurements):
+// several limiters feed, the latency they all see ends it (docs/KNEE.md has the measurements):
 //   cap:      a climb ends where W > 9 * W0: the climb turns shared, whoever's accesses took
 //             W there (a limiter cannot tell its own step from the others' when they step
 //             together). So does W > limit * W0 (more than our own accesses, each served within
