@@ -5,10 +5,11 @@
 //   build/bin/blobtune-tuner-bench --benchmark_repetitions=5
 //   build/bin/blobtune-tuner-bench --benchmark_format=json   # ratios still go to stderr
 //
-// The same limiter observed by metrics/ is measured twice more in the same run: observed only,
-// and observed while the status page is live (its sampler reading the registry every 10 ms, a
-// hundred times its default rate, and the page rendered every 10 ms as by a busy viewer), so that
-// what the page costs the permit path is the difference of two ratios of one run.
+// The same limiter observed by metrics/ is measured three more times in the same run: observed
+// only; observed while the status page is live at its default rates (the sampler reading the
+// registry every second, a viewer rendering the page every 2 s); and at a hundred times that
+// (both every 10 ms), so that what the page costs the permit path is the difference of ratios of
+// one run. The page's threads start with their own benchmarks, which run last.
 //
 // After the run it prints, per thread count, each benchmark's time / AtomicSemaphore time
 // (medians when repetitions are asked for), so the comparison is always within one run.
@@ -112,11 +113,13 @@ void BM_LimiterAcquireRelease(benchmark::State& state, const std::string& algori
   }
 }
 
-// A gradient limiter observed by a registry; with `status_page`, the page's sampler and a viewer
-// run beside it for the rest of the process.
+// A gradient limiter observed by a registry; with a `sample_every`, the page's sampler (at that
+// interval) and a viewer (rendering the page every `view_every`) run beside it for the rest of
+// the process.
 class ObservedLimiter {
  public:
-  explicit ObservedLimiter(bool status_page) {
+  explicit ObservedLimiter(std::chrono::milliseconds sample_every = {},
+                           std::chrono::milliseconds view_every = {}) {
     blobtune::tuner::LimiterOptions options;
     options.algorithm = blobtune::tuner::MakeAlgorithm(
         blobtune::tuner::ParseAlgorithmSpec("gradient:initial_limit=1000,max_limit=1000").value())
@@ -124,14 +127,13 @@ class ObservedLimiter {
     options.observer = registry_.AddLimiter("bench").value();
     limiter_ = Limiter::Create(std::move(options)).value();
     link_ = registry_.FindLimiter("bench")->Attach(*limiter_);
-    if (!status_page) return;
-    sampler_ = std::make_unique<blobtune::metrics::StatusSampler>(registry_, page_,
-                                                                  std::chrono::milliseconds(10));
-    viewer_ = std::jthread([this](std::stop_token stop) {
+    if (sample_every.count() == 0) return;
+    sampler_ = std::make_unique<blobtune::metrics::StatusSampler>(registry_, page_, sample_every);
+    viewer_ = std::jthread([this, view_every](std::stop_token stop) {
       while (!stop.stop_requested()) {
         std::string html = page_.Html();
         benchmark::DoNotOptimize(html);
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(view_every);
       }
     });
   }
@@ -146,10 +148,23 @@ class ObservedLimiter {
   std::jthread viewer_;  // Last: stopped and joined first.
 };
 
-void BM_ObservedLimiterAcquireRelease(benchmark::State& state, bool status_page) {
-  static ObservedLimiter observed(false);
-  static ObservedLimiter observed_with_page(true);
-  Limiter& limiter = (status_page ? observed_with_page : observed).limiter();
+// Each built at its first use, so that the page's threads start only when its benchmarks do
+// (they are registered last) and never run beside the others.
+enum class Page { kNone, kDefaultRates, kHundredfold };
+
+Limiter& Observed(Page page) {
+  using std::chrono::milliseconds;
+  static ObservedLimiter observed;
+  if (page == Page::kNone) return observed.limiter();
+  // The exporter's sampling interval (1 s) and a browser refreshing every 2 s.
+  static ObservedLimiter at_default_rates(milliseconds(1000), milliseconds(2000));
+  if (page == Page::kDefaultRates) return at_default_rates.limiter();
+  static ObservedLimiter hundredfold(milliseconds(10), milliseconds(10));
+  return hundredfold.limiter();
+}
+
+void BM_ObservedLimiterAcquireRelease(benchmark::State& state, Page page) {
+  Limiter& limiter = Observed(page);
   for (auto _ : state) {
     std::optional<Permit> permit = limiter.TryAcquire();
     benchmark::DoNotOptimize(permit);
@@ -167,9 +182,13 @@ BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient,
 BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient2,
                   std::string("gradient2:initial_limit=1000,max_limit=1000"))
     ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed, false)
+BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed, Page::kNone)
     ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page, true)
+BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page,
+                  Page::kDefaultRates)
+    ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page_x100,
+                  Page::kHundredfold)
     ->Threads(1)->Threads(2)->UseRealTime();
 
 // Forwards to the reporter the user asked for and keeps each benchmark's time per iteration
@@ -208,7 +227,8 @@ class RatioReporter : public benchmark::BenchmarkReporter {
                                 "BM_LimiterAcquireRelease/gradient/",
                                 "BM_LimiterAcquireRelease/gradient2/",
                                 "BM_ObservedLimiterAcquireRelease/gradient_observed/",
-                                "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page/"}) {
+                                "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page/",
+                                "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page_x100/"}) {
         Times t = Find(other, threads);
         std::fprintf(stderr, "    %-64s %6.1f / %6.1f ns  %.2fx / %.2fx\n", other, t.real, t.cpu,
                      t.real / floor.real, t.cpu / floor.cpu);
