@@ -204,12 +204,17 @@ class LmdbBlobStore final : public BlobStore {
   // A read transaction from the pool, renewed, inside the reader gate, for one read.
   class ReadScope {
    public:
-    explicit ReadScope(LmdbBlobStore& store) : store_(store), gate_lock_(store.gate_) {
-      StatusOr<LmdbTxn> txn = store_.AcquireReadTxn();
-      if (txn.ok()) {
-        txn_ = *std::move(txn);
+    explicit ReadScope(LmdbBlobStore& store)
+        : store_(store), gate_lock_(store.gate_), txn_(store.read_pool_.Take()) {
+      if (txn_.handle() != nullptr) {
+        status_ = txn_.Renew();  // The warm path: a pooled reader slot, no lock.
+        return;
+      }
+      StatusOr<LmdbTxn> fresh = store_.BeginReadTxn();
+      if (fresh.ok()) {
+        txn_ = *std::move(fresh);
       } else {
-        status_ = txn.status();
+        status_ = fresh.status();
       }
     }
     ~ReadScope() {
@@ -231,12 +236,8 @@ class LmdbBlobStore final : public BlobStore {
     Status status_;
   };
 
-  StatusOr<LmdbTxn> AcquireReadTxn() {
-    LmdbTxn txn = read_pool_.Take();
-    if (txn.handle() != nullptr) {
-      if (Status s = txn.Renew(); !s.ok()) return s;
-      return txn;
-    }
+  // A new read transaction, for when the pool has none.
+  StatusOr<LmdbTxn> BeginReadTxn() {
     int rc = MDB_SUCCESS;
     StatusOr<LmdbTxn> fresh = LmdbTxn::BeginRead(env_, &rc);
     if (rc == MDB_READERS_FULL) {

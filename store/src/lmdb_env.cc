@@ -160,39 +160,11 @@ Status LmdbTxn::Commit(int* rc_out) {
   return Status::Ok();
 }
 
-void LmdbTxn::Abort() noexcept {
-  if (txn_ != nullptr) mdb_txn_abort(std::exchange(txn_, nullptr));
-  reset_ = false;
-}
-
-void LmdbTxn::Reset() noexcept {
-  if (txn_ != nullptr && !reset_) {
-    mdb_txn_reset(txn_);
-    reset_ = true;
-  }
-}
-
 Status LmdbTxn::Renew() {
   if (txn_ == nullptr || !reset_) return Status::Internal("renew of a transaction that is not reset");
   if (int rc = mdb_txn_renew(txn_); rc != MDB_SUCCESS) return LmdbStatus(rc, "mdb_txn_renew");
   reset_ = false;
   return Status::Ok();
-}
-
-MDB_txn* LmdbTxn::ReleaseReset() noexcept {
-  reset_ = false;
-  return std::exchange(txn_, nullptr);
-}
-
-LmdbTxn LmdbTxn::AdoptReset(MDB_txn* txn) noexcept {
-  LmdbTxn out(txn);
-  out.reset_ = txn != nullptr;
-  return out;
-}
-
-int LmdbTxn::Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexcept {
-  MDB_val k = ToVal(key);
-  return mdb_get(txn_, dbi, &k, value);
 }
 
 int LmdbTxn::Reserve(MDB_dbi dbi, std::string_view key, size_t size, std::byte** out,

@@ -99,17 +99,36 @@ class LmdbTxn {
   // Commits and releases the handle; after it the transaction is gone whatever the outcome.
   Status Commit(int* rc = nullptr);
   // Aborts a live (or reset) transaction; a no-op when there is none.
-  void Abort() noexcept;
+  void Abort() noexcept {
+    if (txn_ != nullptr) mdb_txn_abort(std::exchange(txn_, nullptr));
+    reset_ = false;
+  }
   // Read transactions only: drop the snapshot but keep the reader slot, then take a new one.
-  void Reset() noexcept;
+  // The small ones are defined here: they run on every read.
+  void Reset() noexcept {
+    if (txn_ != nullptr && !reset_) {
+      mdb_txn_reset(txn_);
+      reset_ = true;
+    }
+  }
   Status Renew();
   // Read transactions only, for a pool of reset transactions: gives up the handle of a reset
   // transaction (REQUIRES: reset), and wraps such a handle again.
-  MDB_txn* ReleaseReset() noexcept;
-  static LmdbTxn AdoptReset(MDB_txn* txn) noexcept;
+  MDB_txn* ReleaseReset() noexcept {
+    reset_ = false;
+    return std::exchange(txn_, nullptr);
+  }
+  static LmdbTxn AdoptReset(MDB_txn* txn) noexcept {
+    LmdbTxn out(txn);
+    out.reset_ = txn != nullptr;
+    return out;
+  }
 
   // mdb_get: returns MDB_SUCCESS or MDB_NOTFOUND, other codes as they come.
-  int Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexcept;
+  int Get(MDB_dbi dbi, std::string_view key, MDB_val* value) const noexcept {
+    MDB_val k{key.size(), const_cast<char*>(key.data())};
+    return mdb_get(txn_, dbi, &k, value);
+  }
   // mdb_put with MDB_RESERVE: `*out` points at `size` writable bytes inside the map, and
   // `*existed` says whether the key had a value in this transaction before (it is replaced).
   // Costs one more B-tree descent than a plain put only when the key existed.
