@@ -28,6 +28,8 @@
 // at the bytes costs O(1) raw and O(size) verified, so the fair zero-copy pair is *Consume, where
 // both readers touch every byte once.
 // Both run with glibc's heap kept resident (StoreOptions::keep_heap_resident: process-wide).
+// Repetitions of all benchmarks run interleaved in random order (tests/bench/interleave.h), so
+// a store benchmark and its raw baseline see the same machine; medians are the figures to quote.
 // Set BLOBTUNE_BENCH_DIR to put the databases somewhere other than /tmp.
 #include <lmdb.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "crc32c.h"
+#include "interleave.h"
 
 namespace blobtune::store {
 namespace {
@@ -402,8 +405,10 @@ BENCHMARK(BM_RawLmdbGetZeroCopyConsume)->Apply(SizeArgs);
 }  // namespace blobtune::store
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::vector<char*> args = bench::InterleavedByDefault(argc, argv);
+  int count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   blobtune::store::BenchWorld world;
   blobtune::store::world = &world;
   benchmark::RunSpecifiedBenchmarks();
