@@ -5,11 +5,15 @@
 //   build/bin/blobtune-tuner-bench --benchmark_repetitions=5
 //   build/bin/blobtune-tuner-bench --benchmark_format=json   # ratios still go to stderr
 //
-// The same limiter observed by metrics/ is measured three more times in the same run: observed
+// One limiter observed by metrics/ is measured three more times in the same run: observed
 // only; observed while the status page is live at its default rates (the sampler reading the
 // registry every second, a viewer rendering the page every 2 s); and at a hundred times that
 // (both every 10 ms), so that what the page costs the permit path is the difference of ratios of
-// one run. The page's threads start with their own benchmarks, which run last.
+// one run. The page's threads run only during their own benchmarks (setup and teardown hooks),
+// and the three share one limiter object, so they differ in nothing else.
+//
+// Repetitions of all benchmarks run interleaved in random order (tests/bench/interleave.h), so
+// that the machine's drift hits a benchmark and its floor alike; quote the medians.
 //
 // After the run it prints, per thread count, each benchmark's time / AtomicSemaphore time
 // (medians when repetitions are asked for), so the comparison is always within one run.
@@ -17,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <optional>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/registry.h"
@@ -35,6 +41,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "interleave.h"
 
 namespace {
 
@@ -113,13 +120,14 @@ void BM_LimiterAcquireRelease(benchmark::State& state, const std::string& algori
   }
 }
 
-// A gradient limiter observed by a registry; with a `sample_every`, the page's sampler (at that
-// interval) and a viewer (rendering the page every `view_every`) run beside it for the rest of
-// the process.
+// The gradient limiter as metrics/ observes it, one object for every observed benchmark, so
+// that they differ only in what runs beside them: StartPage runs the status page's sampler (at
+// `sample_every`) and a viewer (rendering the page every `view_every`) until StopPage.
+// Thread-safety: StartPage and StopPage from one thread at a time (the benchmark's setup and
+// teardown); limiter() from any.
 class ObservedLimiter {
  public:
-  explicit ObservedLimiter(std::chrono::milliseconds sample_every = {},
-                           std::chrono::milliseconds view_every = {}) {
+  ObservedLimiter() {
     blobtune::tuner::LimiterOptions options;
     options.algorithm = blobtune::tuner::MakeAlgorithm(
         blobtune::tuner::ParseAlgorithmSpec("gradient:initial_limit=1000,max_limit=1000").value())
@@ -127,17 +135,25 @@ class ObservedLimiter {
     options.observer = registry_.AddLimiter("bench").value();
     limiter_ = Limiter::Create(std::move(options)).value();
     link_ = registry_.FindLimiter("bench")->Attach(*limiter_);
-    if (sample_every.count() == 0) return;
-    sampler_ = std::make_unique<blobtune::metrics::StatusSampler>(registry_, page_, sample_every);
-    viewer_ = std::jthread([this, view_every](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        std::string html = page_.Html();
-        benchmark::DoNotOptimize(html);
-        std::this_thread::sleep_for(view_every);
-      }
-    });
   }
   Limiter& limiter() { return *limiter_; }
+
+  void StartPage(std::chrono::milliseconds sample_every, std::chrono::milliseconds view_every) {
+    sampler_ = std::make_unique<blobtune::metrics::StatusSampler>(registry_, page_, sample_every);
+    viewer_ = std::jthread([this, view_every](std::stop_token stop) {
+      std::mutex mu;
+      std::condition_variable_any wake;
+      std::unique_lock lock(mu);
+      do {
+        std::string html = page_.Html();
+        benchmark::DoNotOptimize(html);
+      } while (!wake.wait_for(lock, stop, view_every, [&] { return stop.stop_requested(); }));
+    });
+  }
+  void StopPage() {
+    viewer_ = std::jthread();  // Requests stop and joins the viewer.
+    sampler_.reset();
+  }
 
  private:
   blobtune::metrics::MetricsRegistry registry_;
@@ -148,23 +164,23 @@ class ObservedLimiter {
   std::jthread viewer_;  // Last: stopped and joined first.
 };
 
-// Each built at its first use, so that the page's threads start only when its benchmarks do
-// (they are registered last) and never run beside the others.
-enum class Page { kNone, kDefaultRates, kHundredfold };
-
-Limiter& Observed(Page page) {
-  using std::chrono::milliseconds;
+ObservedLimiter& Observed() {
   static ObservedLimiter observed;
-  if (page == Page::kNone) return observed.limiter();
-  // The exporter's sampling interval (1 s) and a browser refreshing every 2 s.
-  static ObservedLimiter at_default_rates(milliseconds(1000), milliseconds(2000));
-  if (page == Page::kDefaultRates) return at_default_rates.limiter();
-  static ObservedLimiter hundredfold(milliseconds(10), milliseconds(10));
-  return hundredfold.limiter();
+  return observed;
 }
 
-void BM_ObservedLimiterAcquireRelease(benchmark::State& state, Page page) {
-  Limiter& limiter = Observed(page);
+// Benchmark setup and teardown hooks (plain functions): the page at the exporter's sampling
+// interval (1 s) with a browser refreshing every 2 s, and at a hundred times those rates.
+void StartPageAtDefaultRates(const benchmark::State&) {
+  Observed().StartPage(std::chrono::milliseconds(1000), std::chrono::milliseconds(2000));
+}
+void StartPageHundredfold(const benchmark::State&) {
+  Observed().StartPage(std::chrono::milliseconds(10), std::chrono::milliseconds(10));
+}
+void StopPage(const benchmark::State&) { Observed().StopPage(); }
+
+void BM_ObservedLimiterAcquireRelease(benchmark::State& state) {
+  Limiter& limiter = Observed().limiter();
   for (auto _ : state) {
     std::optional<Permit> permit = limiter.TryAcquire();
     benchmark::DoNotOptimize(permit);
@@ -182,13 +198,16 @@ BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient,
 BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient2,
                   std::string("gradient2:initial_limit=1000,max_limit=1000"))
     ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed, Page::kNone)
+BENCHMARK(BM_ObservedLimiterAcquireRelease)
+    ->Name("BM_ObservedLimiterAcquireRelease/gradient_observed")
     ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page,
-                  Page::kDefaultRates)
+BENCHMARK(BM_ObservedLimiterAcquireRelease)
+    ->Name("BM_ObservedLimiterAcquireRelease/gradient_observed_status_page")
+    ->Setup(StartPageAtDefaultRates)->Teardown(StopPage)
     ->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_ObservedLimiterAcquireRelease, gradient_observed_status_page_x100,
-                  Page::kHundredfold)
+BENCHMARK(BM_ObservedLimiterAcquireRelease)
+    ->Name("BM_ObservedLimiterAcquireRelease/gradient_observed_status_page_x100")
+    ->Setup(StartPageHundredfold)->Teardown(StopPage)
     ->Threads(1)->Threads(2)->UseRealTime();
 
 // Forwards to the reporter the user asked for and keeps each benchmark's time per iteration
@@ -258,8 +277,10 @@ class RatioReporter : public benchmark::BenchmarkReporter {
 int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--benchmark_format=json";
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  std::vector<char*> args = bench::InterleavedByDefault(argc, argv);
+  int count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
   if (json) {
     inner = std::make_unique<benchmark::JSONReporter>();
