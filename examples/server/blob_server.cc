@@ -32,22 +32,17 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-// `default_algorithm`: the spec used when options.algorithm is empty; "" for the library's.
+// A limiter running options.algorithm, or kDefaultAlgorithm when that is empty.
 StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& options,
-                                                      std::string_view default_algorithm,
                                                       tuner::LimiterObserver* observer) {
-  tuner::LimiterOptions limiter;
   const std::string_view spec_text =
-      options.algorithm.empty() ? default_algorithm : std::string_view(options.algorithm);
-  if (spec_text.empty()) {
-    limiter.algorithm = tuner::MakeDefaultAlgorithm();
-  } else {
-    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(spec_text);
-    if (!spec.ok()) return spec.status();
-    StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*spec);
-    if (!algorithm.ok()) return algorithm.status();
-    limiter.algorithm = *std::move(algorithm);
-  }
+      options.algorithm.empty() ? kDefaultAlgorithm : std::string_view(options.algorithm);
+  StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(spec_text);
+  if (!spec.ok()) return spec.status();
+  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*spec);
+  if (!algorithm.ok()) return algorithm.status();
+  tuner::LimiterOptions limiter;
+  limiter.algorithm = *std::move(algorithm);
   limiter.observer = observer;
   limiter.max_queue = options.max_queue;
   limiter.queue_order = options.queue_order;
@@ -82,11 +77,11 @@ class BlobServer::Impl {
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
 
-    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, "", *read_metrics);
+    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, *read_metrics);
     if (!reads.ok()) return reads.status();
     read_limiter_ = *std::move(reads);
     StatusOr<std::unique_ptr<tuner::Limiter>> writes =
-        MakeLimiter(options_, kDefaultWriteAlgorithm, *write_metrics);
+        MakeLimiter(options_, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
     links_[0] = (*store_metrics)->Attach(*store_);

@@ -114,7 +114,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "connections served at once; more get 503 and are closed")(
       "algorithm", po::value(&options->algorithm),
       "limit algorithm of both limiters as a registry spec, e.g. knee, gradient2, "
-      "fixed:limit=8 (default: knee for reads, knee:climb=2 for the group-committed writes)")(
+      "fixed:limit=8 (default: gradient2 for both)")(
       "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
       "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),
@@ -212,7 +212,8 @@ int main(int argc, char** argv) {
   // Tests and scripts read the port from this line.
   std::cout << "blobtune-server listening on " << options.address << ":" << blob_server.port()
             << " (data " << options.data_dir << ", algorithm "
-            << (options.algorithm.empty() ? "default" : options.algorithm) << ")" << std::endl;
+            << (options.algorithm.empty() ? server::kDefaultAlgorithm : options.algorithm) << ")"
+            << std::endl;
 
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;

@@ -3,7 +3,7 @@
 //
 //   server::ServerOptions options;
 //   options.data_dir = "/var/lib/blobs";
-//   options.algorithm = "knee";            // registry spec for both limiters; "" = default
+//   options.algorithm = "aimd";            // registry spec for both limiters; "" = default
 //   auto server = server::BlobServer::Start(options);
 //
 // Thread-safety: a plain value; Start copies it.
@@ -23,10 +23,11 @@
 
 namespace blobtune::server {
 
-// The write limiter's algorithm when ServerOptions::algorithm is empty (see there): knee with
-// climb = always (2). The server is the store's only writer, so one limiter alone feeds the
-// resource, which the climb needs (see blobtune/tuner/algorithms/knee.h).
-inline constexpr std::string_view kDefaultWriteAlgorithm = "knee:climb=2";
+// The algorithm of both limiters when ServerOptions::algorithm is empty: Netflix's Gradient2.
+// Measured on this server (loopback HTTP, durable group-committed PUTs and cached GETs, against
+// a sweep of fixed limits in the same run), it is the adaptive algorithm that comes closest to
+// the best fixed limit for reads and writes alike (figures and commands in docs/TUNING.md).
+inline constexpr std::string_view kDefaultAlgorithm = "gradient2";
 
 struct ServerOptions {
   // Listen address and port; port 0 picks a free one (BlobServer::port() says which).
@@ -62,11 +63,7 @@ struct ServerOptions {
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;
   // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
-  // "gradient2", ...). "" for the defaults: reads get the library's default (knee); writes get
-  // kDefaultWriteAlgorithm, knee that climbs while goodput confirms it whether or not it sees
-  // completions come in batches, because the store commits every queued write in one
-  // transaction (group commit: more writes in flight, more per commit, up to far past the
-  // latency knee). Default: "".
+  // "gradient2", ...). "" for kDefaultAlgorithm. Default: "".
   std::string algorithm;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
   size_t max_queue = 256;
