@@ -157,8 +157,7 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
   }
   if (!(config->faults >= 0) || config->faults >= 1) return bad("--faults must be in [0, 1)");
   if (!config->algorithm.empty()) {
-    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(config->algorithm);
-    Status made = spec.ok() ? tuner::MakeAlgorithm(*spec).status() : spec.status();
+    Status made = tuner::MakeAlgorithmFromText(config->algorithm).status();
     if (!made.ok()) return bad("--algorithm: " + std::string(made.message()));
   }
   return -1;

@@ -17,9 +17,7 @@ StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeLimitAlgorithm(const BenchC
     return tuner::MakeAlgorithm({.name = "fixed", .params = {{"limit", std::stod(c)}}});
   }
   if (config.algorithm.empty()) return tuner::MakeDefaultAlgorithm();
-  StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(config.algorithm);
-  if (!spec.ok()) return spec.status();
-  return tuner::MakeAlgorithm(*spec);
+  return tuner::MakeAlgorithmFromText(config.algorithm);
 }
 
 // One delivery in a fresh store; checks that nothing was lost.

@@ -43,16 +43,12 @@ StatusOr<std::unique_ptr<RealPlant>> MakePlant(std::string_view name) {
 }
 
 Status CheckAlgorithmSpec(const std::string& spec) {
-  StatusOr<tuner::AlgorithmSpec> parsed = tuner::ParseAlgorithmSpec(spec);
-  if (!parsed.ok()) return parsed.status();
-  return tuner::MakeAlgorithm(*parsed).status();
+  return tuner::MakeAlgorithmFromText(spec).status();
 }
 
 StatusOr<std::unique_ptr<tuner::Limiter>> MakePointLimiter(const std::string& spec,
                                                            tuner::LimiterObserver* observer) {
-  StatusOr<tuner::AlgorithmSpec> parsed = tuner::ParseAlgorithmSpec(spec);
-  if (!parsed.ok()) return parsed.status();
-  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*parsed);
+  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithmFromText(spec);
   if (!algorithm.ok()) return algorithm.status();
   tuner::LimiterOptions options;
   options.algorithm = *std::move(algorithm);

@@ -37,9 +37,8 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
                                                       tuner::LimiterObserver* observer) {
   const std::string_view spec_text =
       options.algorithm.empty() ? kDefaultAlgorithm : std::string_view(options.algorithm);
-  StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(spec_text);
-  if (!spec.ok()) return spec.status();
-  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm = tuner::MakeAlgorithm(*spec);
+  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
+      tuner::MakeAlgorithmFromText(spec_text);
   if (!algorithm.ok()) return algorithm.status();
   tuner::LimiterOptions limiter;
   limiter.algorithm = *std::move(algorithm);

@@ -184,8 +184,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   options->body_timeout = std::chrono::milliseconds(body_ms);
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);
   if (!options->algorithm.empty()) {
-    StatusOr<tuner::AlgorithmSpec> spec = tuner::ParseAlgorithmSpec(options->algorithm);
-    Status made = spec.ok() ? tuner::MakeAlgorithm(*spec).status() : spec.status();
+    Status made = tuner::MakeAlgorithmFromText(options->algorithm).status();
     if (!made.ok()) return bad("--algorithm: " + std::string(made.message()));
   }
   if (Status valid = options->Validate(); !valid.ok()) return bad(std::string(valid.message()));

@@ -96,8 +96,7 @@ Limiter& SharedLimiter(const std::string& algorithm) {
   std::lock_guard<std::mutex> lock(mu);
   std::unique_ptr<Limiter>& limiter = limiters[algorithm];
   if (limiter == nullptr) {
-    auto spec = blobtune::tuner::ParseAlgorithmSpec(algorithm);
-    auto made = spec.ok() ? blobtune::tuner::MakeAlgorithm(*spec) : spec.status();
+    auto made = blobtune::tuner::MakeAlgorithmFromText(algorithm);
     if (!made.ok()) {
       std::fprintf(stderr, "blobtune-tuner-bench: %s\n", made.status().ToString().c_str());
       std::exit(2);
@@ -129,9 +128,9 @@ class ObservedLimiter {
  public:
   ObservedLimiter() {
     blobtune::tuner::LimiterOptions options;
-    options.algorithm = blobtune::tuner::MakeAlgorithm(
-        blobtune::tuner::ParseAlgorithmSpec("gradient:initial_limit=1000,max_limit=1000").value())
-                            .value();
+    options.algorithm =
+        blobtune::tuner::MakeAlgorithmFromText("gradient:initial_limit=1000,max_limit=1000")
+            .value();
     options.observer = registry_.AddLimiter("bench").value();
     limiter_ = Limiter::Create(std::move(options)).value();
     link_ = registry_.FindLimiter("bench")->Attach(*limiter_);

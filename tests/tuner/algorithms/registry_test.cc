@@ -170,6 +170,21 @@ TEST(MakeAlgorithmTest, RunsTheAlgorithmsOwnValidation) {
   ExpectMakeError("vegas:max_limit=2000000", "max_limit");
 }
 
+TEST(MakeAlgorithmFromTextTest, ParsesThenBuildsAndReportsTheFirstError) {
+  StatusOr<std::unique_ptr<LimitAlgorithm>> made = MakeAlgorithmFromText("aimd:max_limit=64");
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ((*made)->name(), "aimd");
+
+  StatusOr<std::unique_ptr<LimitAlgorithm>> malformed = MakeAlgorithmFromText("aimd:max_limit");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(malformed.status().message(), ParseAlgorithmSpec("aimd:max_limit").status().message());
+
+  StatusOr<std::unique_ptr<LimitAlgorithm>> unknown = MakeAlgorithmFromText("bbr");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown limit algorithm 'bbr'"), std::string::npos);
+}
+
 TEST(MakeDefaultAlgorithmTest, IsKneeWithDefaults) {
   std::unique_ptr<LimitAlgorithm> algorithm = MakeDefaultAlgorithm();
   ASSERT_NE(algorithm, nullptr);

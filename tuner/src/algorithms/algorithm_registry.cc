@@ -378,4 +378,10 @@ std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm() {
   return std::make_unique<KneeLimit>(KneeLimit::Create({}).value());
 }
 
+StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithmFromText(std::string_view text) {
+  StatusOr<AlgorithmSpec> spec = ParseAlgorithmSpec(text);
+  if (!spec.ok()) return spec.status();
+  return MakeAlgorithm(*spec);
+}
+
 }  // namespace blobtune::tuner

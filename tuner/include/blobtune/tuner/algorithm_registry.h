@@ -6,9 +6,7 @@
 // (`timeout_ms=500`, `min_rtt_threshold_ms=0.05`). Parameters left out keep the algorithm's
 // defaults. Every mistake is an INVALID_ARGUMENT Status that says what is valid.
 //
-//   StatusOr<AlgorithmSpec> spec = ParseAlgorithmSpec(flag_value);
-//   if (!spec.ok()) return spec.status();
-//   StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithm(*spec);
+//   StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithmFromText(flag_value);
 //   if (!algorithm.ok()) return algorithm.status();
 //
 // Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas", "knee" (ours);
@@ -51,6 +49,10 @@ std::string AlgorithmSpecToString(const AlgorithmSpec& spec);
 // Options. An unknown name or parameter is INVALID_ARGUMENT listing the valid ones; so is a
 // fractional value for an integer parameter.
 StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithm(const AlgorithmSpec& spec);
+
+// ParseAlgorithmSpec(text), then MakeAlgorithm: a flag's value straight to an algorithm, with
+// the first error of either.
+StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithmFromText(std::string_view text);
 
 // The registered names, in registry order.
 std::vector<std::string_view> AlgorithmNames();

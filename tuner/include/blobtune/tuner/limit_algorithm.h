@@ -6,7 +6,7 @@
 // (Envoy's gradient controller, ours) aggregate samples by their timestamps themselves.
 //
 //   StatusOr<std::unique_ptr<LimitAlgorithm>> aimd =
-//       MakeAlgorithm(ParseAlgorithmSpec("aimd").value());       // algorithm_registry.h
+//       MakeAlgorithmFromText("aimd");                           // algorithm_registry.h
 //   int limit = (*aimd)->Update(sample);   // within [min_limit, max_limit], never below 1
 //
 // Thread-safety: none; an instance is driven by one thread at a time (the Limiter serialises).
