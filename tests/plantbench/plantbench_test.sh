@@ -48,7 +48,12 @@ expected = {"lmdb_put_1k": [1, 2, 4, 8, 16, 32, 64, 128], "delivery_auth": [1, 2
 for name, plant in plants.items():
     limits = [s["limit"] for s in plant["sweep"]]
     check(limits == expected[name], "%s sweep limits %s" % (name, limits))
-    check(all(s["throughput"] > 0 and s["p99_ms"] > 0 for s in plant["sweep"]), name + " sweep values")
+    # A one-second point on a busy disk may see no put complete (an fsync stalled the whole
+    # window): it reports 0 and 0, and the sweep as a whole must still have measured something.
+    values = [(s["throughput"], s["p99_ms"]) for s in plant["sweep"]]
+    check(all(x >= 0 and p >= 0 and (x > 0) == (p > 0) for x, p in values),
+          "%s sweep values %s" % (name, values))
+    check(max(x for x, _ in values) > 0, "%s sweep measured nothing: %s" % (name, values))
     check(all(len(s["throughput_by_repetition"]) == 1 for s in plant["sweep"]), name + " raw figures")
     oracle = plant["oracle"]
     check(oracle["limit"] in limits, "%s oracle limit %s" % (name, oracle["limit"]))
@@ -72,8 +77,9 @@ twin = plants["lmdb_put_1k"]["twin"]
 check(twin["file"].endswith("plant_lmdb_put_1k.json") and "error" not in twin, "twin: %s" % twin)
 check([p["limit"] for p in twin["sweep"]] == expected["lmdb_put_1k"], "twin limits")
 for p in twin["sweep"]:
-    check(p["real"] > 0 and p["twin"] > 0, "twin values")
-    check(abs(p["difference"] - (p["twin"] / p["real"] - 1)) < 0.01 * max(1, abs(p["difference"])), "difference")
+    check(p["real"] >= 0 and p["twin"] > 0, "twin values %s" % p)
+    expected_difference = p["twin"] / p["real"] - 1 if p["real"] > 0 else 0
+    check(abs(p["difference"] - expected_difference) < 0.01 * max(1, abs(p["difference"])), "difference %s" % p)
 check(abs(twin["max_difference"] - max(abs(p["difference"]) for p in twin["sweep"])) <= 0.001 * max(1, twin["max_difference"]), "max_difference")
 missing = plants["delivery_auth"]["twin"]
 check("plant_delivery_auth.json" in missing["error"], "missing twin: %s" % missing)
