@@ -141,8 +141,16 @@ __attribute__((target("sse4.2"))) uint32_t RawHardware(uint32_t crc, const unsig
     p += 8;
     n -= 8;
   }
-  while (n-- > 0) c0 = _mm_crc32_u8(static_cast<uint32_t>(c0), *p++);
-  return static_cast<uint32_t>(c0);
+  uint32_t c = static_cast<uint32_t>(c0);
+  if (n >= 4) {  // A 28-byte record header ends here: three qwords and one dword.
+    uint32_t word;
+    std::memcpy(&word, p, 4);
+    c = _mm_crc32_u32(c, word);
+    p += 4;
+    n -= 4;
+  }
+  while (n-- > 0) c = _mm_crc32_u8(c, *p++);
+  return c;
 }
 
 bool DetectHardware() {
@@ -351,7 +359,7 @@ uint32_t ExtendCopyChunked(uint32_t crc, std::byte* dst, std::span<const std::by
 }
 
 uint32_t Extend(uint32_t crc, std::span<const std::byte> data) noexcept {
-  if (FoldAvailable()) return ExtendFold(crc, data);
+  if (FoldAvailable() && data.size() >= kFoldMinBytes) return ExtendFold(crc, data);
   return HardwareAvailable() ? ExtendHardware(crc, data) : ExtendPortable(crc, data);
 }
 

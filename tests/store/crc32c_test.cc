@@ -38,7 +38,8 @@ TEST(Crc32cTest, HardwareAndPortableAgreeOnEverySizeAndAlignment) {
   if (!HardwareAvailable()) GTEST_SKIP() << "no SSE4.2 on this CPU";
   const std::vector<std::byte> data = Pattern(3 * 8192 * 2 + 3 * 256 * 3 + 100, 7);
   for (size_t offset = 0; offset < 9; ++offset) {
-    for (size_t size : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{63}, size_t{767},
+    for (size_t size : {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{7},
+                        size_t{8}, size_t{12}, size_t{28}, size_t{63}, size_t{767},
                         size_t{768}, size_t{769}, size_t{3 * 8192}, size_t{3 * 8192 + 5},
                         data.size() - offset}) {
       std::span<const std::byte> part(data.data() + offset, size);
