@@ -15,7 +15,6 @@
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/mutex.h"
 #include "lmdb_env.h"
-#include "read_txn_pool.h"
 #include "reader_gate.h"
 #include "store_directory.h"
 #include "write_batcher.h"
@@ -26,6 +25,10 @@ namespace {
 using internal::LmdbEnv;
 using internal::LmdbTxn;
 using internal::PreparedWrite;
+
+// Reset read transactions kept between reads, each on its own seat at the reader gate and each
+// holding an LMDB reader slot; the other slots serve bursts and other processes.
+constexpr size_t kKeptReadTxns = 32;
 
 // How the message of the RESOURCE_EXHAUSTED for a full reader table starts (IsOverload).
 constexpr std::string_view kReaderSlotsFullMessage = "LMDB reader slots are full";
@@ -81,7 +84,8 @@ class LmdbBlobStore final : public BlobStore {
         dbis_(std::move(dbis)),
         max_key_size_(env_.MaxKeySize()),
         clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),
-        observer_(options.observer) {
+        observer_(options.observer),
+        gate_(env_.MaxReaders(), std::min<size_t>(kKeptReadTxns, env_.MaxReaders())) {
     internal::WriteBatcherConfig config;
     config.max_batch_operations = options.max_batch_operations;
     config.max_batch_bytes = options.max_batch_bytes;
@@ -95,7 +99,8 @@ class LmdbBlobStore final : public BlobStore {
 
   ~LmdbBlobStore() override {
     writer_->Stop();
-    read_pool_.Clear();  // Aborts the pooled read transactions before env_ closes.
+    // Aborts the kept read transactions before env_ closes.
+    for (MDB_txn* txn : gate_.TakeAll()) LmdbTxn::AdoptReset(txn).Abort();
   }
 
   Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
@@ -201,13 +206,18 @@ class LmdbBlobStore final : public BlobStore {
   }
 
  private:
-  // A read transaction from the pool, renewed, inside the reader gate, for one read.
+  // A seat at the reader gate and its read transaction, renewed, for one read.
   class ReadScope {
    public:
-    explicit ReadScope(LmdbBlobStore& store)
-        : store_(store), gate_lock_(store.gate_), txn_(store.read_pool_.Take()) {
-      if (txn_.handle() != nullptr) {
-        status_ = txn_.Renew();  // The warm path: a pooled reader slot, no lock.
+    explicit ReadScope(LmdbBlobStore& store) : store_(store), seat_(store.gate_.Enter()) {
+      if (!seat_.taken()) {
+        status_ = store_.AllSeatsBusy();
+        return;
+      }
+      if (seat_.txn != nullptr) {
+        txn_ = LmdbTxn::AdoptReset(seat_.txn);
+        status_ = txn_.Renew();  // The warm path: the seat's reader slot, no lock.
+        if (!status_.ok()) txn_.Abort();
         return;
       }
       StatusOr<LmdbTxn> fresh = store_.BeginReadTxn();
@@ -218,10 +228,11 @@ class LmdbBlobStore final : public BlobStore {
       }
     }
     ~ReadScope() {
-      if (txn_.live()) {
-        txn_.Reset();  // Before the gate lock is released: a reset txn holds no snapshot.
-        store_.ReleaseReadTxn(std::move(txn_));
-      }
+      if (!seat_.taken()) return;
+      txn_.Reset();  // Before leaving the seat: a reset txn holds no snapshot.
+      MDB_txn* kept = store_.gate_.Keeps(seat_.index) ? txn_.ReleaseReset() : nullptr;
+      txn_.Abort();  // A burst seat's own transaction (no-op once released).
+      store_.gate_.Leave(seat_.index, kept);
     }
     ReadScope(const ReadScope&) = delete;
     ReadScope& operator=(const ReadScope&) = delete;
@@ -231,25 +242,25 @@ class LmdbBlobStore final : public BlobStore {
 
    private:
     LmdbBlobStore& store_;
-    internal::ReaderGate::ReadLock gate_lock_;
+    const internal::ReaderGate::Seat seat_;
     LmdbTxn txn_;
     Status status_;
   };
 
-  // A new read transaction, for when the pool has none.
+  // A new read transaction, for a seat that keeps none.
   StatusOr<LmdbTxn> BeginReadTxn() {
     int rc = MDB_SUCCESS;
     StatusOr<LmdbTxn> fresh = LmdbTxn::BeginRead(env_, &rc);
-    if (rc == MDB_READERS_FULL) {
-      return Status::ResourceExhausted(
-          std::string(kReaderSlotsFullMessage) + ": all " + std::to_string(env_.MaxReaders()) +
-          " are in use by open read transactions (StoreOptions::max_readers "
-          "is " + std::to_string(options_.max_readers) + "; raise it or bound concurrent reads)");
-    }
+    if (rc == MDB_READERS_FULL) return ReaderSlotsFull("in use by open read transactions");
     return fresh;
   }
-
-  void ReleaseReadTxn(LmdbTxn txn) { read_pool_.Give(std::move(txn)); }
+  Status AllSeatsBusy() const { return ReaderSlotsFull("taken by this store's reads"); }
+  Status ReaderSlotsFull(std::string_view by_whom) const {
+    return Status::ResourceExhausted(
+        std::string(kReaderSlotsFullMessage) + ": all " + std::to_string(env_.MaxReaders()) +
+        " are " + std::string(by_whom) + " (StoreOptions::max_readers is " +
+        std::to_string(options_.max_readers) + "; raise it or bound concurrent reads)");
+  }
 
   // Copies `bytes` into `*out` and returns their CRC32C, in one pass where the CPU allows.
   static uint32_t VerifiedCopy(std::span<const std::byte> bytes, std::vector<std::byte>* out) {
@@ -367,10 +378,9 @@ class LmdbBlobStore final : public BlobStore {
   const size_t max_key_size_;
   Clock& clock_;
   StoreObserver* const observer_;
+  // One seat per LMDB reader slot, each keeping a reset read transaction: renewing one avoids
+  // the reader-table lock that a fresh mdb_txn_begin takes under MDB_NOTLS.
   internal::ReaderGate gate_;
-  // Reset read transactions, each holding a reader slot: renewing one avoids the reader-table
-  // lock that a fresh mdb_txn_begin takes under MDB_NOTLS.
-  internal::ReadTxnPool read_pool_;
   std::unique_ptr<internal::WriteBatcher> writer_;
 };
 
