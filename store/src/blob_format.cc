@@ -52,16 +52,15 @@ EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_fla
   return h;
 }
 
-Status DecodeRecord(std::span<const std::byte> record, std::string_view id, BlobInfo* info,
-                    std::span<const std::byte>* payload) {
-  if (record.size() < kHeaderSize) {
+Status DecodeHeader(std::span<const std::byte> header, std::string_view id, BlobInfo* info) {
+  if (header.size() < kHeaderSize) {
     return Status::DataLoss(Quoted(id) + " is corrupt: its record has " +
-                            std::to_string(record.size()) + " bytes, less than the " +
+                            std::to_string(header.size()) + " bytes, less than the " +
                             std::to_string(kHeaderSize) + "-byte header");
   }
-  const std::byte* h = record.data();
+  const std::byte* h = header.data();
   const uint32_t stored_header_crc = Load<uint32_t>(h + 28);
-  const uint32_t header_crc = crc32c::Value(record.first(28));
+  const uint32_t header_crc = crc32c::Value(header.first(28));
   if (stored_header_crc != header_crc) {
     return Status::DataLoss(Quoted(id) + " is corrupt: header checksum " + Hex(header_crc) +
                             " != stored " + Hex(stored_header_crc));
@@ -74,16 +73,24 @@ Status DecodeRecord(std::span<const std::byte> record, std::string_view id, Blob
                             " bytes); this build reads version " +
                             std::to_string(kFormatVersion));
   }
-  const uint64_t size = Load<uint64_t>(h + 8);
-  if (size != record.size() - kHeaderSize) {
-    return Status::DataLoss(Quoted(id) + " is corrupt: header says " + std::to_string(size) +
-                            " bytes, record holds " + std::to_string(record.size() - kHeaderSize));
-  }
   info->format_version = version;
   info->user_flags = Load<uint32_t>(h + 4);
-  info->size_bytes = size;
+  info->size_bytes = Load<uint64_t>(h + 8);
   info->created_unix_nanos = Load<int64_t>(h + 16);
   info->crc32c = Load<uint32_t>(h + 24);
+  return Status::Ok();
+}
+
+Status DecodeRecord(std::span<const std::byte> record, std::string_view id, BlobInfo* info,
+                    std::span<const std::byte>* payload) {
+  BlobInfo decoded;
+  if (Status s = DecodeHeader(record, id, &decoded); !s.ok()) return s;
+  if (decoded.size_bytes != record.size() - kHeaderSize) {
+    return Status::DataLoss(Quoted(id) + " is corrupt: header says " +
+                            std::to_string(decoded.size_bytes) + " bytes, record holds " +
+                            std::to_string(record.size() - kHeaderSize));
+  }
+  *info = decoded;
   *payload = record.subspan(kHeaderSize);
   return Status::Ok();
 }

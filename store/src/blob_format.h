@@ -37,6 +37,10 @@ using EncodedHeader = std::array<std::byte, kHeaderSize>;
 EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_flags,
                            int64_t created_unix_nanos);
 
+// Parses and checks a record's header alone (its first kHeaderSize bytes; more are ignored), e.g.
+// for a stat that read only the header. The size is what the header says, unchecked.
+Status DecodeHeader(std::span<const std::byte> header, std::string_view id, BlobInfo* info);
+
 // Parses and checks the header of `record`; on success `*info` describes it and `*payload` is the
 // blob's bytes inside `record` (not yet checksummed). `id` only names the blob in messages.
 Status DecodeRecord(std::span<const std::byte> record, std::string_view id, BlobInfo* info,

@@ -1,0 +1,476 @@
+// RadosBlobStore: the BlobStore over librados (see rados_blob_store.h). Reads are synchronous
+// librados calls on the caller's thread; writes are asynchronous RADOS operations whose
+// completions run on librados finisher threads.
+#include "blobtune/store/rados_blob_store.h"
+
+#include <rados/librados.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "blob_format.h"
+#include "blobtune/tuner/mutex.h"
+#include "rados_status.h"
+
+namespace blobtune::store {
+namespace {
+
+// The LMDB store's key limit, so that ids are valid in both stores alike.
+constexpr size_t kMaxIdSize = 511;
+// How often a put with an outcome may find its object deleted between the exclusive create and
+// the replace before it gives up (each round trip lost a race with an erase).
+constexpr int kMaxOutcomeAttempts = 16;
+
+int64_t WallClockNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Named(std::string_view ns, std::string_view id) {
+  std::string out = "blob '";
+  out.append(id.substr(0, 64));
+  if (id.size() > 64) out += "...";
+  out += "' in namespace '";
+  out.append(ns);
+  out += "'";
+  return out;
+}
+
+std::span<const std::byte> AsBytes(librados::bufferlist& bl) {
+  if (bl.length() == 0) return {};
+  return {reinterpret_cast<const std::byte*>(bl.c_str()), bl.length()};
+}
+
+// Blocks a caller until the callback of its write ran.
+class WriteWaiter {
+ public:
+  WriteCallback Callback() {
+    return [this](Status s) {
+      MutexLock lock(mu_);  // Notify under the lock: the waiter may destroy cv_ once done_.
+      status_ = std::move(s);
+      done_ = true;
+      cv_.NotifyOne();
+    };
+  }
+  Status Wait() {
+    MutexLock lock(mu_);
+    while (!done_) cv_.Wait(lock);
+    return status_;
+  }
+
+ private:
+  Mutex mu_;
+  CondVar cv_;
+  bool done_ GUARDED_BY(mu_) = false;
+  Status status_ GUARDED_BY(mu_);
+};
+
+class RadosBlobStore;
+
+// One write from submission to its callback: everything librados needs until it completes, and
+// where a put with an outcome stands (which RADOS operation it sent last).
+struct PendingWrite {
+  enum class Attempt {
+    kPlain,    // write_full or remove: no outcome wanted.
+    kCreate,   // exclusive create + write_full: succeeds only if the object did not exist.
+    kReplace,  // assert_exists + write_full: succeeds only if it did.
+  };
+
+  RadosBlobStore* store = nullptr;
+  size_t ns_index = 0;
+  std::string ns;
+  std::string id;
+  WriteOp::Kind kind = WriteOp::Kind::kPut;
+  librados::bufferlist record;  // Header + bytes, for puts.
+  PutOutcome* outcome_out = nullptr;
+  Attempt attempt = Attempt::kPlain;
+  int outcome_attempts = 0;
+  WriteCallback done;
+  librados::AioCompletion* completion = nullptr;  // Of the operation in flight.
+};
+
+class RadosBlobStore final : public BlobStore {
+ public:
+  RadosBlobStore(const RadosStoreOptions& options, std::unique_ptr<librados::Rados> cluster,
+                 std::vector<librados::IoCtx> ioctxs)
+      : options_(options), cluster_(std::move(cluster)), ioctxs_(std::move(ioctxs)) {}
+
+  ~RadosBlobStore() override {
+    {
+      MutexLock lock(mu_);
+      while (in_flight_ > 0) cv_.Wait(lock);
+    }
+    for (librados::IoCtx& io : ioctxs_) io.close();
+    cluster_->shutdown();  // Joins the finisher threads: no callback runs after this.
+  }
+
+  Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
+             uint32_t user_flags, PutOutcome* outcome) override {
+    StatusOr<std::unique_ptr<PendingWrite>> w =
+        Prepare(WriteOp::Kind::kPut, ns, id, bytes, user_flags);
+    if (!w.ok()) return w.status();
+    WriteWaiter waiter;
+    (*w)->done = waiter.Callback();
+    (*w)->outcome_out = outcome;
+    if (Status s = Send(*std::move(w)); !s.ok()) return s;
+    return waiter.Wait();
+  }
+
+  Status Erase(std::string_view ns, std::string_view id) override {
+    StatusOr<std::unique_ptr<PendingWrite>> w = Prepare(WriteOp::Kind::kErase, ns, id, {}, 0);
+    if (!w.ok()) return w.status();
+    WriteWaiter waiter;
+    (*w)->done = waiter.Callback();
+    if (Status s = Send(*std::move(w)); !s.ok()) return s;
+    return waiter.Wait();
+  }
+
+  Status SubmitWrite(WriteOp op, WriteCallback done) override {
+    if (!done) return Status::InvalidArgument("SubmitWrite needs a callback");
+    StatusOr<std::unique_ptr<PendingWrite>> w =
+        Prepare(op.kind(), op.ns(), op.id(), op.bytes(), op.user_flags());
+    if (!w.ok()) return w.status();
+    (*w)->outcome_out = op.outcome_out();
+    (*w)->done = std::move(done);
+    return Send(*std::move(w));
+  }
+
+  using BlobStore::Get;
+  using BlobStore::ViewBlob;
+
+  Status Get(const ReadOptions& options, std::string_view ns, std::string_view id,
+             std::vector<std::byte>* out, BlobInfo* info) override {
+    const bool verify = Verifies(options);
+    return ReadBlob(ns, id, verify, [&](std::span<const std::byte> bytes, const BlobInfo& i) {
+      out->assign(bytes.begin(), bytes.end());
+      if (info != nullptr) *info = i;
+    }, out);
+  }
+
+  Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
+                  ViewFn fn) override {
+    return ReadBlob(ns, id, Verifies(options), fn, nullptr);
+  }
+
+  StatusOr<BlobInfo> Stat(std::string_view ns, std::string_view id) override {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return index.status();
+    return ReadHeader(*index, id);
+  }
+
+  StatusOr<bool> Exists(std::string_view ns, std::string_view id) override {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return index.status();
+    uint64_t size = 0;
+    time_t mtime = 0;
+    const int rc = ioctxs_[*index].stat(std::string(id), &size, &mtime);
+    if (rc == -ENOENT) return false;
+    if (rc < 0) return internal::RadosStatus(rc, "stat of " + Named(ns, id));
+    return true;
+  }
+
+  StatusOr<std::vector<ListEntry>> List(std::string_view ns, std::string_view prefix, size_t limit,
+                                        std::string_view start_after) override;
+
+  StoreStats Stats() const override {
+    StoreStats s;
+    s.commits = commits_.load(std::memory_order_relaxed);
+    MutexLock lock(mu_);
+    s.queued_writes = in_flight_;
+    return s;
+  }
+
+ private:
+  // The librados completion callback: runs on a librados finisher thread.
+  static void OnWriteComplete(librados::completion_t, void* arg) {
+    auto* w = static_cast<PendingWrite*>(arg);
+    const int rc = w->completion->get_return_value();
+    // Safe inside the callback: librados holds its own reference until the callback returns.
+    w->completion->release();
+    w->completion = nullptr;
+    w->store->Finish(std::unique_ptr<PendingWrite>(w), rc);
+  }
+
+  // Sends the RADOS operation of `w`'s current attempt; on ok its completion will call
+  // OnWriteComplete. On error nothing was sent and `w->completion` is released.
+  int Issue(PendingWrite* w) {
+    librados::IoCtx& io = ioctxs_[w->ns_index];
+    w->completion = librados::Rados::aio_create_completion(w, &RadosBlobStore::OnWriteComplete);
+    int rc = 0;
+    if (w->kind == WriteOp::Kind::kErase) {
+      rc = io.aio_remove(w->id, w->completion);
+    } else if (w->attempt == PendingWrite::Attempt::kPlain) {
+      rc = io.aio_write_full(w->id, w->completion, w->record);
+    } else {
+      librados::ObjectWriteOperation op;
+      if (w->attempt == PendingWrite::Attempt::kCreate) {
+        op.create(/*exclusive=*/true);
+      } else {
+        op.assert_exists();
+      }
+      op.write_full(w->record);
+      rc = io.aio_operate(w->id, w->completion, &op);
+    }
+    if (rc < 0) {
+      w->completion->release();
+      w->completion = nullptr;
+    }
+    return rc;
+  }
+
+  // Counts `w` in flight and sends it; the destructor waits for the count to drop to zero.
+  Status Send(std::unique_ptr<PendingWrite> w) {
+    w->store = this;
+    if (w->kind == WriteOp::Kind::kPut && w->outcome_out != nullptr) {
+      w->attempt = PendingWrite::Attempt::kCreate;
+    }
+    {
+      MutexLock lock(mu_);
+      ++in_flight_;
+    }
+    const int rc = Issue(w.get());
+    if (rc < 0) {
+      Status s = internal::RadosStatus(rc, WriteName(*w));
+      EndWrite();
+      return s;
+    }
+    w.release();  // Owned by the completion until OnWriteComplete.
+    return Status::Ok();
+  }
+
+  // The end of one RADOS operation of `w`: a put with an outcome may need another attempt;
+  // otherwise runs the caller's callback.
+  void Finish(std::unique_ptr<PendingWrite> w, int rc) {
+    using Attempt = PendingWrite::Attempt;
+    Attempt next = w->attempt;
+    if (w->attempt == Attempt::kCreate && rc == -EEXIST) next = Attempt::kReplace;
+    if (w->attempt == Attempt::kReplace && rc == -ENOENT &&
+        ++w->outcome_attempts < kMaxOutcomeAttempts) {
+      next = Attempt::kCreate;  // Erased since the create failed: try to create it again.
+    }
+    if (next != w->attempt) {
+      w->attempt = next;
+      // Only queues the operation (librados may throttle past objecter_inflight_ops).
+      const int issued = Issue(w.get());
+      if (issued >= 0) {
+        w.release();
+        return;
+      }
+      rc = issued;
+    }
+    Status s;
+    if (rc == -ENOENT && w->kind == WriteOp::Kind::kErase) {
+      s = Status::NotFound(Named(w->ns, w->id) + " does not exist");
+    } else if (rc < 0) {
+      s = internal::RadosStatus(rc, WriteName(*w));
+    } else {
+      if (w->outcome_out != nullptr) {
+        *w->outcome_out =
+            w->attempt == Attempt::kCreate ? PutOutcome::kCreated : PutOutcome::kReplaced;
+      }
+      commits_.fetch_add(1, std::memory_order_relaxed);
+    }
+    WriteCallback done = std::move(w->done);
+    w.reset();
+    done(std::move(s));
+    EndWrite();  // After the callback: the destructor must not run while it does.
+  }
+
+  void EndWrite() {
+    MutexLock lock(mu_);
+    if (--in_flight_ == 0) cv_.NotifyAll();
+  }
+
+  static std::string WriteName(const PendingWrite& w) {
+    return (w.kind == WriteOp::Kind::kPut ? "put of " : "erase of ") + Named(w.ns, w.id);
+  }
+
+  StatusOr<std::unique_ptr<PendingWrite>> Prepare(WriteOp::Kind kind, std::string_view ns,
+                                                  std::string_view id,
+                                                  std::span<const std::byte> bytes,
+                                                  uint32_t user_flags) const {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return index.status();
+    auto w = std::make_unique<PendingWrite>();
+    w->kind = kind;
+    w->ns_index = *index;
+    w->ns.assign(ns);
+    w->id.assign(id);
+    if (kind == WriteOp::Kind::kPut) {
+      if (bytes.size() > options_.max_blob_size_bytes) {
+        return Status::ResourceExhausted(Named(ns, id) + " is " + std::to_string(bytes.size()) +
+                                         " bytes, over max_blob_size_bytes (" +
+                                         std::to_string(options_.max_blob_size_bytes) + ")");
+      }
+      const internal::EncodedHeader header =
+          internal::EncodeHeader(bytes, user_flags, WallClockNanos());
+      // One copy into a buffer librados owns: a borrowed span may be reused by its owner once
+      // the callback ran, and librados may still hold the buffer then.
+      ceph::bufferptr buffer = ceph::buffer::create(header.size() + bytes.size());
+      std::copy(header.begin(), header.end(), reinterpret_cast<std::byte*>(buffer.c_str()));
+      std::copy(bytes.begin(), bytes.end(),
+                reinterpret_cast<std::byte*>(buffer.c_str()) + header.size());
+      w->record.push_back(std::move(buffer));
+    }
+    return w;
+  }
+
+  bool Verifies(const ReadOptions& options) const {
+    return options.verify_checksums.value_or(options_.verify_checksums);
+  }
+
+  // Reads the whole object, checks its header and, if `verify`, its bytes, then calls
+  // fn(bytes, info). On DATA_LOSS `*clear_on_data_loss` (when not null) is emptied.
+  template <typename F>
+  Status ReadBlob(std::string_view ns, std::string_view id, bool verify, F&& fn,
+                  std::vector<std::byte>* clear_on_data_loss) {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return index.status();
+    librados::bufferlist bl;
+    // Length 0 reads the whole object.
+    const int rc = ioctxs_[*index].read(std::string(id), bl, 0, 0);
+    if (rc == -ENOENT) return Status::NotFound(Named(ns, id) + " does not exist");
+    if (rc < 0) return internal::RadosStatus(rc, "read of " + Named(ns, id));
+    BlobInfo info;
+    std::span<const std::byte> payload;
+    Status s = internal::DecodeRecord(AsBytes(bl), id, &info, &payload);
+    if (s.ok() && verify) s = internal::VerifyPayload(payload, info, id);
+    if (!s.ok()) {
+      if (clear_on_data_loss != nullptr && s.code() == StatusCode::kDataLoss) {
+        clear_on_data_loss->clear();
+      }
+      return s.WithContext("namespace '" + std::string(ns) + "'");
+    }
+    fn(payload, info);
+    return Status::Ok();
+  }
+
+  // The blob's header alone (one read of kHeaderSize bytes at offset 0).
+  StatusOr<BlobInfo> ReadHeader(size_t index, std::string_view id) {
+    const std::string& ns = options_.namespaces[index];
+    librados::bufferlist bl;
+    const int rc = ioctxs_[index].read(std::string(id), bl, internal::kHeaderSize, 0);
+    if (rc == -ENOENT) return Status::NotFound(Named(ns, id) + " does not exist");
+    if (rc < 0) return internal::RadosStatus(rc, "stat of " + Named(ns, id));
+    BlobInfo info;
+    if (Status s = internal::DecodeHeader(AsBytes(bl), id, &info); !s.ok()) {
+      return s.WithContext("namespace '" + ns + "'");
+    }
+    return info;
+  }
+
+  // The namespace's index, or why `ns`/`id` cannot name a blob (the LMDB store's rules).
+  StatusOr<size_t> Check(std::string_view ns, std::string_view id) const {
+    size_t index = 0;
+    for (; index < options_.namespaces.size(); ++index) {
+      if (options_.namespaces[index] == ns) break;
+    }
+    if (index == options_.namespaces.size()) {
+      std::string declared;
+      for (const std::string& n : options_.namespaces) {
+        declared += (declared.empty() ? "" : ", ") + n;
+      }
+      return Status::InvalidArgument("unknown namespace '" + std::string(ns) +
+                                     "' (declared at open: " + declared + ")");
+    }
+    if (id.empty()) return Status::InvalidArgument("blob id is empty");
+    if (id.size() > kMaxIdSize) {
+      return Status::InvalidArgument("blob id is " + std::to_string(id.size()) +
+                                     " bytes long; ids hold at most " +
+                                     std::to_string(kMaxIdSize) + " bytes");
+    }
+    return index;
+  }
+
+  const RadosStoreOptions options_;
+  std::unique_ptr<librados::Rados> cluster_;
+  std::vector<librados::IoCtx> ioctxs_;  // Parallel to options_.namespaces; read-only after open.
+  std::atomic<uint64_t> commits_{0};
+  mutable Mutex mu_;
+  CondVar cv_;  // Signalled when in_flight_ drops to zero.
+  uint64_t in_flight_ GUARDED_BY(mu_) = 0;
+};
+
+StatusOr<std::vector<ListEntry>> RadosBlobStore::List(std::string_view ns,
+                                                      std::string_view prefix, size_t limit,
+                                                      std::string_view start_after) {
+  StatusOr<size_t> index = Check(ns, "-");  // A placeholder id: only the namespace matters.
+  if (!index.ok()) return index.status();
+  if (limit < 1) return Status::InvalidArgument("List limit must be >= 1");
+  // RADOS lists in hash order: collect every matching id of the namespace, then sort.
+  std::vector<std::string> ids;
+  librados::IoCtx& io = ioctxs_[*index];
+  try {
+    for (auto it = io.nobjects_begin(); it != io.nobjects_end(); ++it) {
+      const std::string& oid = it->get_oid();
+      if (!std::string_view(oid).starts_with(prefix)) continue;
+      if (!start_after.empty() && std::string_view(oid) <= start_after) continue;
+      ids.push_back(oid);
+    }
+  } catch (const std::system_error& e) {
+    return internal::RadosStatus(-e.code().value(), "listing namespace '" + std::string(ns) + "'");
+  }
+  std::sort(ids.begin(), ids.end());
+  std::vector<ListEntry> out;
+  for (std::string& id : ids) {
+    if (out.size() == limit) break;
+    StatusOr<BlobInfo> info = ReadHeader(*index, id);
+    if (info.status().code() == StatusCode::kNotFound) continue;  // Erased since the listing.
+    if (!info.ok()) return info.status();
+    out.push_back(ListEntry{std::move(id), *info});
+  }
+  return out;
+}
+
+// Ceph takes its timeouts in whole seconds.
+std::string TimeoutSeconds(Duration timeout) {
+  const auto seconds = std::chrono::ceil<std::chrono::seconds>(timeout).count();
+  return std::to_string(std::max<int64_t>(seconds, 1));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<BlobStore>> OpenRadosBlobStore(const RadosStoreOptions& options) {
+  if (Status s = options.Validate(); !s.ok()) return s;
+  auto cluster = std::make_unique<librados::Rados>();
+  if (int rc = cluster->init(options.client_id.c_str()); rc < 0) {
+    return internal::RadosStatus(rc, "initializing librados for client." + options.client_id);
+  }
+  if (int rc = cluster->conf_read_file(options.conf_file.c_str()); rc < 0) {
+    return Status::InvalidArgument("cannot read Ceph configuration '" + options.conf_file +
+                                   "': " + internal::ErrnoText(rc));
+  }
+  const std::string timeout = TimeoutSeconds(options.op_timeout);
+  for (const char* option : {"rados_osd_op_timeout", "rados_mon_op_timeout",
+                             "client_mount_timeout"}) {
+    if (int rc = cluster->conf_set(option, timeout.c_str()); rc < 0) {
+      return internal::RadosStatus(rc, std::string("setting ") + option);
+    }
+  }
+  if (int rc = cluster->connect(); rc < 0) {
+    return Status::Unavailable("cannot connect to the Ceph cluster of '" + options.conf_file +
+                               "' within " + timeout + " s: " +
+                               internal::ErrnoText(rc));
+  }
+  std::vector<librados::IoCtx> ioctxs(options.namespaces.size());
+  for (size_t i = 0; i < options.namespaces.size(); ++i) {
+    if (int rc = cluster->ioctx_create(options.pool.c_str(), ioctxs[i]); rc < 0) {
+      Status s = rc == -ENOENT ? Status::NotFound("pool '" + options.pool + "' does not exist")
+                               : internal::RadosStatus(rc, "opening pool '" + options.pool + "'");
+      ioctxs.clear();
+      cluster->shutdown();
+      return s;
+    }
+    ioctxs[i].set_namespace(options.namespaces[i]);
+  }
+  return std::unique_ptr<BlobStore>(
+      std::make_unique<RadosBlobStore>(options, std::move(cluster), std::move(ioctxs)));
+}
+
+}  // namespace blobtune::store
