@@ -33,8 +33,8 @@
 // - List costs O(objects in the namespace) per page: RADOS lists objects in hash order, so every
 //   page walks the whole namespace, keeps the ids with the prefix after `start_after`, sorts them
 //   and reads the header of the ones it returns. Fine for thousands of blobs, not for millions.
-// - Stats: commits = writes the cluster acknowledged, queued_writes = writes in flight; the map
-//   fields are 0 (no map).
+// - Stats: commits = writes the cluster acknowledged, queued_writes = writes submitted whose
+//   callback has not yet returned; the map fields and map_growths are 0 (there is no map).
 // - Time limits: op_timeout bounds the connection (client_mount_timeout, rados_mon_op_timeout)
 //   and every OSD operation (rados_osd_op_timeout): a hung cluster gives DEADLINE_EXCEEDED, an
 //   unreachable one UNAVAILABLE at open, never a hang.

@@ -1,0 +1,410 @@
+// Behaviour of RadosBlobStore against a real throwaway Ceph cluster (scripts/rados-cluster, one
+// monitor and one in-memory OSD, started once for the whole program): reads, writes, outcomes,
+// namespaces, listing, checksums, many writes in flight and failures to connect. Skipped where
+// ceph-mon and ceph-osd are not installed.
+#include "blobtune/store/rados_blob_store.h"
+
+#include <gtest/gtest.h>
+#include <rados/librados.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "crc32c.h"
+#include "temp_dir.h"
+
+namespace blobtune::store {
+namespace {
+
+using testing::Bytes;
+using testing::Pattern;
+using testing::String;
+
+// The cluster, started in SetUp of the test environment and stopped in its TearDown.
+class RadosCluster : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (std::system("command -v ceph-mon > /dev/null 2>&1 && "
+                    "command -v ceph-osd > /dev/null 2>&1") != 0) {
+      skip_reason_ = "ceph-mon or ceph-osd is not installed (scripts/bootstrap installs them)";
+      return;
+    }
+    dir_ = std::make_unique<testing::TempDir>();
+    cluster_dir_ = dir_->Sub("cluster");
+    const std::string command = std::string(BLOBTUNE_RADOS_CLUSTER) + " start '" +
+                                cluster_dir_ + "' 2>&1";
+    FILE* out = popen(command.c_str(), "r");
+    ASSERT_NE(out, nullptr) << "cannot run " << command;
+    std::string output;
+    char line[512];
+    std::string last;
+    while (fgets(line, sizeof line, out) != nullptr) {
+      output += line;
+      last = line;
+    }
+    const int rc = pclose(out);
+    ASSERT_EQ(rc, 0) << "rados-cluster start failed:\n" << output;
+    while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+    conf_ = last;
+    started_ = true;
+  }
+
+  void TearDown() override {
+    if (!started_) return;
+    const std::string command = std::string(BLOBTUNE_RADOS_CLUSTER) + " stop '" +
+                                cluster_dir_ + "'";
+    EXPECT_EQ(std::system(command.c_str()), 0);
+    dir_.reset();
+  }
+
+  const std::string& conf() const { return conf_; }
+  bool started() const { return started_; }
+  const std::string& skip_reason() const { return skip_reason_; }
+
+ private:
+  std::unique_ptr<testing::TempDir> dir_;
+  std::string cluster_dir_;
+  std::string conf_;
+  std::string skip_reason_;
+  bool started_ = false;
+};
+
+RadosCluster* const cluster =
+    static_cast<RadosCluster*>(::testing::AddGlobalTestEnvironment(new RadosCluster));
+
+// Waits on a count of completed writes, with a deadline.
+class CompletionCounter {
+ public:
+  WriteCallback Callback() {
+    return [this](Status s) {
+      std::lock_guard lock(mu_);
+      if (!s.ok()) failures_.push_back(s.ToString());
+      ++done_;
+      cv_.notify_all();
+    };
+  }
+  bool WaitFor(size_t count, std::chrono::seconds deadline) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, deadline, [&] { return done_ >= count; });
+  }
+  std::vector<std::string> failures() {
+    std::lock_guard lock(mu_);
+    return failures_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t done_ = 0;
+  std::vector<std::string> failures_;
+};
+
+// Each test gets its own two namespaces, so tests sharing the cluster do not see each other.
+class RadosBlobStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cluster->skip_reason().empty()) GTEST_SKIP() << cluster->skip_reason();
+    ASSERT_TRUE(cluster->started()) << "the cluster did not start";
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ns_a_ = test + "-a";
+    ns_b_ = test + "-b";
+    options_ = Options({ns_a_, ns_b_});
+    auto opened = OpenRadosBlobStore(options_);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = *std::move(opened);
+  }
+
+  static RadosStoreOptions Options(std::vector<std::string> namespaces) {
+    RadosStoreOptions options;
+    options.conf_file = cluster->conf();
+    options.pool = "blobtune";
+    options.namespaces = std::move(namespaces);
+    options.max_blob_size_bytes = size_t{2} << 20;
+    options.op_timeout = std::chrono::seconds(10);
+    return options;
+  }
+
+  // A raw librados handle on namespace `ns` of the pool, to reach the stored records directly.
+  struct RawPool {
+    librados::Rados rados;
+    librados::IoCtx io;
+  };
+  static std::unique_ptr<RawPool> OpenRaw(const std::string& ns) {
+    auto raw = std::make_unique<RawPool>();
+    EXPECT_EQ(raw->rados.init("admin"), 0);
+    EXPECT_EQ(raw->rados.conf_read_file(cluster->conf().c_str()), 0);
+    EXPECT_EQ(raw->rados.connect(), 0);
+    EXPECT_EQ(raw->rados.ioctx_create("blobtune", raw->io), 0);
+    raw->io.set_namespace(ns);
+    return raw;
+  }
+
+  std::string ns_a_;
+  std::string ns_b_;
+  RadosStoreOptions options_;
+  std::unique_ptr<BlobStore> store_;
+};
+
+TEST_F(RadosBlobStoreTest, PutThenGetRoundTripsEverySize) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{64} << 10, size_t{1} << 20}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    const std::string id = "blob-" + std::to_string(size);
+    const std::vector<std::byte> bytes = Pattern(size, static_cast<uint32_t>(size) + 7);
+    ASSERT_TRUE(store_->Put(ns_a_, id, bytes, 42).ok());
+    std::vector<std::byte> out;
+    BlobInfo info;
+    ASSERT_TRUE(store_->Get(ns_a_, id, &out, &info).ok());
+    EXPECT_EQ(out, bytes);
+    EXPECT_EQ(info.size_bytes, size);
+    EXPECT_EQ(info.user_flags, 42u);
+    size_t viewed = 0;
+    auto view = [&](std::span<const std::byte> b, const BlobInfo&) {
+      viewed = b.size();
+      EXPECT_TRUE(std::equal(b.begin(), b.end(), bytes.begin(), bytes.end()));
+    };
+    ASSERT_TRUE(store_->View(ns_a_, id, view).ok());
+    EXPECT_EQ(viewed, size);
+  }
+}
+
+TEST_F(RadosBlobStoreTest, PutReportsCreatedThenReplaced) {
+  PutOutcome outcome = PutOutcome::kReplaced;
+  ASSERT_TRUE(store_->Put(ns_a_, "x", Bytes("first"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kCreated);
+  ASSERT_TRUE(store_->Put(ns_a_, "x", Bytes("second"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kReplaced);
+  auto got = store_->Get(ns_a_, "x");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(String(*got), "second");
+  ASSERT_TRUE(store_->Erase(ns_a_, "x").ok());
+  ASSERT_TRUE(store_->Put(ns_a_, "x", Bytes("third"), 0, &outcome).ok());
+  EXPECT_EQ(outcome, PutOutcome::kCreated);
+}
+
+TEST_F(RadosBlobStoreTest, MissingBlobIsNotFound) {
+  EXPECT_EQ(store_->Get(ns_a_, "nothing").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Erase(ns_a_, "nothing").code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Stat(ns_a_, "nothing").status().code(), StatusCode::kNotFound);
+  auto view = [](std::span<const std::byte>, const BlobInfo&) { ADD_FAILURE(); };
+  EXPECT_EQ(store_->View(ns_a_, "nothing", view).code(), StatusCode::kNotFound);
+}
+
+TEST_F(RadosBlobStoreTest, ExistsFollowsPutAndErase) {
+  auto exists = store_->Exists(ns_a_, "e");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
+  ASSERT_TRUE(store_->Put(ns_a_, "e", Bytes("here")).ok());
+  exists = store_->Exists(ns_a_, "e");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
+  ASSERT_TRUE(store_->Erase(ns_a_, "e").ok());
+  exists = store_->Exists(ns_a_, "e");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
+}
+
+TEST_F(RadosBlobStoreTest, StatReportsTheHeader) {
+  const std::vector<std::byte> bytes = Pattern(5000, 3);
+  const auto before = std::chrono::system_clock::now();
+  ASSERT_TRUE(store_->Put(ns_a_, "s", bytes, 0xabcd).ok());
+  auto info = store_->Stat(ns_a_, "s");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->size_bytes, 5000u);
+  EXPECT_EQ(info->user_flags, 0xabcdu);
+  EXPECT_EQ(info->crc32c, crc32c::Value(bytes));
+  EXPECT_EQ(info->format_version, 1);
+  EXPECT_GE(info->created_unix_nanos,
+            std::chrono::duration_cast<std::chrono::nanoseconds>(before.time_since_epoch())
+                .count());
+}
+
+TEST_F(RadosBlobStoreTest, InvalidRequestsWriteNothing) {
+  const std::vector<std::byte> bytes = Bytes("payload");
+  EXPECT_EQ(store_->Put("undeclared", "id", bytes).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Put(ns_a_, "", bytes).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Put(ns_a_, std::string(512, 'k'), bytes).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Put(ns_a_, std::string(511, 'k'), bytes).code(), StatusCode::kOk);
+  ASSERT_TRUE(store_->Erase(ns_a_, std::string(511, 'k')).ok());
+  const std::vector<std::byte> big((size_t{2} << 20) + 1);
+  EXPECT_EQ(store_->Put(ns_a_, "big", big).code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(store_->Get("undeclared", "id").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Exists(ns_a_, "").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->SubmitWrite(WriteOp::Put(ns_a_, "cb", {}), nullptr).code(),
+            StatusCode::kInvalidArgument);
+  auto listed = store_->List(ns_a_, "", 100);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+  EXPECT_EQ(store_->List(ns_a_, "", 0).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(RadosBlobStoreTest, NamespacesAreIsolated) {
+  ASSERT_TRUE(store_->Put(ns_a_, "same", Bytes("in a")).ok());
+  ASSERT_TRUE(store_->Put(ns_b_, "same", Bytes("in b")).ok());
+  EXPECT_EQ(String(*store_->Get(ns_a_, "same")), "in a");
+  EXPECT_EQ(String(*store_->Get(ns_b_, "same")), "in b");
+  ASSERT_TRUE(store_->Erase(ns_a_, "same").ok());
+  EXPECT_EQ(store_->Get(ns_a_, "same").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(String(*store_->Get(ns_b_, "same")), "in b");
+}
+
+TEST_F(RadosBlobStoreTest, ListFiltersByPrefixAndPagesInIdOrder) {
+  for (const char* id : {"log-3", "img-1", "log-1", "log-10", "log-2", "zzz"}) {
+    ASSERT_TRUE(store_->Put(ns_a_, id, Bytes(id)).ok());
+  }
+  ASSERT_TRUE(store_->Put(ns_b_, "log-0", Bytes("other namespace")).ok());
+  auto ids = [](const std::vector<ListEntry>& entries) {
+    std::vector<std::string> out;
+    for (const ListEntry& e : entries) out.push_back(e.id);
+    return out;
+  };
+  auto page = store_->List(ns_a_, "log-", 2);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(ids(*page), (std::vector<std::string>{"log-1", "log-10"}));
+  EXPECT_EQ((*page)[0].info.size_bytes, 5u);
+  page = store_->List(ns_a_, "log-", 2, "log-10");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(ids(*page), (std::vector<std::string>{"log-2", "log-3"}));
+  page = store_->List(ns_a_, "log-", 2, "log-3");
+  ASSERT_TRUE(page.ok());
+  EXPECT_TRUE(page->empty());
+  page = store_->List(ns_a_, "", 10);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(ids(*page),
+            (std::vector<std::string>{"img-1", "log-1", "log-10", "log-2", "log-3", "zzz"}));
+}
+
+TEST_F(RadosBlobStoreTest, CorruptedBytesAreDataLossUnlessUnverified) {
+  const std::vector<std::byte> bytes = Pattern(1000, 9);
+  ASSERT_TRUE(store_->Put(ns_a_, "victim", bytes).ok());
+  auto raw = OpenRaw(ns_a_);
+  librados::bufferlist flipped;
+  librados::bufferlist record;
+  ASSERT_EQ(raw->io.read("victim", record, 0, 0), 32 + 1000);
+  flipped.append(static_cast<char>(record[32 + 500] ^ 0x01));
+  ASSERT_EQ(raw->io.write("victim", flipped, 1, 32 + 500), 0);
+
+  std::vector<std::byte> out = Bytes("stale");
+  Status s = store_->Get(ns_a_, "victim", &out, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+  EXPECT_TRUE(out.empty());
+  auto view = [](std::span<const std::byte>, const BlobInfo&) { ADD_FAILURE(); };
+  EXPECT_EQ(store_->View(ns_a_, "victim", view).code(), StatusCode::kDataLoss);
+
+  ReadOptions unverified;
+  unverified.verify_checksums = false;
+  auto got = store_->Get(unverified, ns_a_, "victim");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), bytes.size());
+  EXPECT_NE(*got, bytes);
+  EXPECT_EQ((*got)[500], bytes[500] ^ std::byte{0x01});
+  EXPECT_TRUE(store_->Stat(ns_a_, "victim").ok());  // The header is intact.
+
+  // A damaged header fails every read, verified or not, and Stat.
+  librados::bufferlist header_byte;
+  header_byte.append(static_cast<char>(record[4] ^ 0x10));
+  ASSERT_EQ(raw->io.write("victim", header_byte, 1, 4), 0);
+  EXPECT_EQ(store_->Stat(ns_a_, "victim").status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(store_->Get(unverified, ns_a_, "victim").status().code(), StatusCode::kDataLoss);
+  raw->io.close();
+  raw->rados.shutdown();
+}
+
+TEST_F(RadosBlobStoreTest, ManySubmittedWritesAreAllAcknowledgedAndReadable) {
+  constexpr size_t kWrites = 200;
+  CompletionCounter counter;
+  std::vector<PutOutcome> outcomes(kWrites, PutOutcome::kReplaced);
+  for (size_t i = 0; i < kWrites; ++i) {
+    WriteOp op = WriteOp::Put(ns_a_, "w-" + std::to_string(i), Pattern(1024, uint32_t(i)),
+                              uint32_t(i));
+    if (i % 2 == 0) op.set_outcome_out(&outcomes[i]);
+    ASSERT_TRUE(store_->SubmitWrite(std::move(op), counter.Callback()).ok());
+  }
+  ASSERT_TRUE(counter.WaitFor(kWrites, std::chrono::seconds(30)));
+  EXPECT_TRUE(counter.failures().empty()) << counter.failures().front();
+  EXPECT_GE(store_->Stats().commits, kWrites);
+  // A write counts as queued until its callback has returned, just after the count above.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (store_->Stats().queued_writes != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(store_->Stats().queued_writes, 0u);
+  for (size_t i = 0; i < kWrites; ++i) {
+    if (i % 2 == 0) {
+      EXPECT_EQ(outcomes[i], PutOutcome::kCreated) << i;
+    }
+    auto got = store_->Get(ns_a_, "w-" + std::to_string(i));
+    ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+    EXPECT_EQ(*got, Pattern(1024, uint32_t(i)));
+  }
+  // Erases through SubmitWrite; one of an id that does not exist.
+  CompletionCounter erased;
+  ASSERT_TRUE(store_->SubmitWrite(WriteOp::Erase(ns_a_, "w-0"), erased.Callback()).ok());
+  ASSERT_TRUE(store_->SubmitWrite(WriteOp::Erase(ns_a_, "no-such"), erased.Callback()).ok());
+  ASSERT_TRUE(erased.WaitFor(2, std::chrono::seconds(30)));
+  ASSERT_EQ(erased.failures().size(), 1u);
+  EXPECT_NE(erased.failures()[0].find("NOT_FOUND"), std::string::npos) << erased.failures()[0];
+  EXPECT_EQ(store_->Get(ns_a_, "w-0").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RadosBlobStoreTest, DestroyingTheStoreWaitsForWritesInFlight) {
+  CompletionCounter counter;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(store_->SubmitWrite(WriteOp::Put(ns_a_, "d-" + std::to_string(i), Pattern(64, i)),
+                                    counter.Callback())
+                    .ok());
+  }
+  store_.reset();
+  EXPECT_TRUE(counter.WaitFor(20, std::chrono::seconds(0)));
+  EXPECT_TRUE(counter.failures().empty());
+}
+
+TEST_F(RadosBlobStoreTest, BadOptionsAreInvalidArgument) {
+  RadosStoreOptions options = Options({"one", "one"});
+  EXPECT_EQ(OpenRadosBlobStore(options).status().code(), StatusCode::kInvalidArgument);
+  options = Options({"one"});
+  options.pool.clear();
+  EXPECT_EQ(OpenRadosBlobStore(options).status().code(), StatusCode::kInvalidArgument);
+  options = Options({"one"});
+  options.conf_file = "/nonexistent/ceph.conf";
+  auto opened = OpenRadosBlobStore(options);
+  EXPECT_EQ(opened.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(opened.status().ToString().find("/nonexistent/ceph.conf"), std::string::npos);
+  options = Options({"one"});
+  options.pool = "no-such-pool";
+  EXPECT_EQ(OpenRadosBlobStore(options).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RadosBlobStoreTest, UnreachableMonitorFailsWithinTheTimeout) {
+  // A monitor address nothing listens on: a port of this cluster's host that was just free.
+  testing::TempDir dir;
+  const std::string conf = dir.Sub("ceph.conf");
+  {
+    FILE* f = std::fopen(conf.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("[global]\nmon host = [v2:127.0.0.1:9]\nauth client required = none\n"
+               "log file = /dev/null\n", f);
+    std::fclose(f);
+  }
+  RadosStoreOptions options = Options({"one"});
+  options.conf_file = conf;
+  options.op_timeout = std::chrono::seconds(2);
+  const auto start = std::chrono::steady_clock::now();
+  auto opened = OpenRadosBlobStore(options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(opened.status().code(), StatusCode::kUnavailable) << opened.status().ToString();
+  std::cout << "unreachable monitor: " << opened.status().ToString() << "\n";
+  EXPECT_LT(took, std::chrono::seconds(15));
+}
+
+}  // namespace
+}  // namespace blobtune::store
