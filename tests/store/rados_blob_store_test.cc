@@ -4,6 +4,9 @@
 // ceph-mon and ceph-osd are not installed.
 #include "blobtune/store/rados_blob_store.h"
 
+#include <signal.h>
+#include <sys/types.h>
+
 #include <gtest/gtest.h>
 #include <rados/librados.hpp>
 
@@ -11,6 +14,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -67,6 +71,13 @@ class RadosCluster : public ::testing::Environment {
   }
 
   const std::string& conf() const { return conf_; }
+  // The OSD's process id (the script's pid file), 0 if unknown.
+  pid_t OsdPid() const {
+    std::ifstream in(cluster_dir_ + "/run/osd.0.pid");
+    long pid = 0;
+    in >> pid;
+    return static_cast<pid_t>(pid);
+  }
   bool started() const { return started_; }
   const std::string& skip_reason() const { return skip_reason_; }
 
@@ -404,6 +415,47 @@ TEST_F(RadosBlobStoreTest, UnreachableMonitorFailsWithinTheTimeout) {
   EXPECT_EQ(opened.status().code(), StatusCode::kUnavailable) << opened.status().ToString();
   std::cout << "unreachable monitor: " << opened.status().ToString() << "\n";
   EXPECT_LT(took, std::chrono::seconds(15));
+}
+
+// A stalled OSD (SIGSTOP) must not hang the store: reads and writes fail with DEADLINE_EXCEEDED
+// once op_timeout has passed, and the store works again once the OSD runs again.
+TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
+  ASSERT_TRUE(store_->Put(ns_a_, "before", Bytes("kept")).ok());
+  RadosStoreOptions options = Options({ns_a_});
+  options.op_timeout = std::chrono::seconds(2);
+  auto opened = OpenRadosBlobStore(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<BlobStore> impatient = *std::move(opened);
+
+  const pid_t osd = cluster->OsdPid();
+  ASSERT_GT(osd, 0);
+  ASSERT_EQ(kill(osd, SIGSTOP), 0);
+  struct Resume {
+    pid_t pid;
+    ~Resume() { kill(pid, SIGCONT); }
+  } resume{osd};
+
+  const auto start = std::chrono::steady_clock::now();
+  auto got = impatient->Get(ns_a_, "before");
+  EXPECT_EQ(got.status().code(), StatusCode::kDeadlineExceeded) << got.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  CompletionCounter counter;
+  ASSERT_TRUE(impatient->SubmitWrite(WriteOp::Put(ns_a_, "during", Bytes("lost")),
+                                     counter.Callback())
+                  .ok());
+  ASSERT_TRUE(counter.WaitFor(1, std::chrono::seconds(10)));
+  ASSERT_EQ(counter.failures().size(), 1u);
+  EXPECT_NE(counter.failures()[0].find("DEADLINE_EXCEEDED"), std::string::npos)
+      << counter.failures()[0];
+
+  ASSERT_EQ(kill(osd, SIGCONT), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  StatusOr<std::vector<std::byte>> again = impatient->Get(ns_a_, "before");
+  while (!again.ok() && std::chrono::steady_clock::now() < deadline) {
+    again = impatient->Get(ns_a_, "before");
+  }
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(String(*again), "kept");
 }
 
 }  // namespace
