@@ -43,6 +43,24 @@ TEST(BlobFormatTest, EmptyBlobIsValid) {
   EXPECT_TRUE(VerifyPayload(body, info, "id").ok());
 }
 
+TEST(BlobFormatTest, DecodeHeaderReadsTheHeaderAlone) {
+  const auto payload = Bytes("only the header is read");
+  const auto record = Record(payload, 7, 42);
+  BlobInfo info;
+  ASSERT_TRUE(DecodeHeader(std::span(record).first(kHeaderSize), "id", &info).ok());
+  EXPECT_EQ(info.size_bytes, payload.size());
+  EXPECT_EQ(info.user_flags, 7u);
+  EXPECT_EQ(info.created_unix_nanos, 42);
+  EXPECT_TRUE(VerifyPayload(payload, info, "id").ok());
+
+  EXPECT_EQ(DecodeHeader(std::span(record).first(kHeaderSize - 1), "id", &info).code(),
+            StatusCode::kDataLoss);
+  auto damaged = record;
+  damaged[9] ^= std::byte{0x01};  // The size field.
+  EXPECT_EQ(DecodeHeader(std::span(damaged).first(kHeaderSize), "id", &info).code(),
+            StatusCode::kDataLoss);
+}
+
 TEST(BlobFormatTest, FlippedPayloadByteIsDataLoss) {
   auto record = Record(Bytes("payload bytes"), 0, 0);
   record.back() ^= std::byte{1};
