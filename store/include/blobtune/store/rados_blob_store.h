@@ -19,13 +19,19 @@
 // - Writes: SubmitWrite sends the write at once (aio_write_full / aio_remove); its callback runs
 //   on a librados finisher thread once the OSD acknowledged the write (so a limiter's permit is
 //   held until then). The rules of WriteCallback apply: quick, no throwing, no waiting. There is
-//   no group commit and no write queue; StoreStats::queued_writes counts writes in flight.
+//   no group commit and no write queue of its own: SubmitWrite blocks instead of failing while
+//   librados' own throttle is full (objecter_inflight_ops, 1024, or objecter_inflight_op_bytes,
+//   100 MiB, in flight), so a limiter in front should keep concurrency below that. Each put copies
+//   its bytes once, into a buffer librados owns.
 // - PutOutcome: a plain write_full cannot say whether it created the object. A put with an
 //   outcome pointer therefore sends an exclusive create + write_full; if the object exists it
 //   sends assert_exists + write_full (kReplaced), and if that finds the object gone it starts
 //   again. Each attempt is one atomic RADOS operation, so the outcome is exact for the write
-//   that landed, at the cost of a second round trip on a replace. Puts without an outcome
+//   that landed, at the cost of a second round trip on a replace (and, after 16 rounds lost to
+//   concurrent erases of the same id, the put fails with NOT_FOUND). Puts without an outcome
 //   pointer are one write_full.
+// - Durability: a write is acknowledged once every replica of the pool has it (RADOS' ack);
+//   whether that survives a power loss is the cluster's configuration (object store, replicas).
 // - ViewBlob is not zero-copy: RADOS has no view of an object's bytes. It reads the object into
 //   a buffer and calls `fn` with that buffer (valid only during the call).
 // - Get reads the whole object, then copies the bytes out (verified first unless ReadOptions
