@@ -21,6 +21,9 @@
 #include "blobtune/metrics/status_sampler.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
+#if BLOBTUNE_HAVE_RADOS
+#include "blobtune/store/rados_blob_store.h"
+#endif
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/listen.h"
@@ -50,6 +53,31 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   return tuner::Limiter::Create(std::move(limiter));
 }
 
+// The store the options name, its operations reported to `observer` (LMDB only: the RADOS
+// store reports its figures through Stats()).
+StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& options,
+                                                      store::StoreObserver* observer) {
+  if (options.store == StoreBackend::kRados) {
+#if BLOBTUNE_HAVE_RADOS
+    store::RadosStoreOptions rados;
+    rados.conf_file = options.rados_conf;
+    rados.pool = options.rados_pool;
+    rados.namespaces = options.namespaces;
+    rados.max_blob_size_bytes = options.max_blob_size_bytes;
+    return store::OpenRadosBlobStore(rados);
+#else
+    return Status::InvalidArgument("this build has no RADOS store");
+#endif
+  }
+  store::StoreOptions lmdb;
+  lmdb.directory = options.data_dir;
+  lmdb.namespaces = options.namespaces;
+  lmdb.max_blob_size_bytes = options.max_blob_size_bytes;
+  lmdb.durability = options.durability;
+  lmdb.observer = observer;
+  return store::BlobStore::Open(lmdb);
+}
+
 }  // namespace
 
 // Members are declared in the order they must be built; destruction runs the other way, so the
@@ -66,13 +94,7 @@ class BlobServer::Impl {
     if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok()) {
       return Status::Internal("cannot register the server's metrics");
     }
-    store::StoreOptions store_options;
-    store_options.directory = options_.data_dir;
-    store_options.namespaces = options_.namespaces;
-    store_options.max_blob_size_bytes = options_.max_blob_size_bytes;
-    store_options.durability = options_.durability;
-    store_options.observer = *store_metrics;
-    StatusOr<std::unique_ptr<store::BlobStore>> store = store::BlobStore::Open(store_options);
+    StatusOr<std::unique_ptr<store::BlobStore>> store = OpenStore(options_, *store_metrics);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
 

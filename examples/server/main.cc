@@ -1,7 +1,9 @@
-// blobtune-server: an HTTP/1.1 blob server on an LMDB store whose reads and writes pass through
-// self-tuning concurrency limiters (see blob_server.h for the endpoints and answers).
+// blobtune-server: an HTTP/1.1 blob server on an LMDB store (or a Ceph pool) whose reads and
+// writes pass through self-tuning concurrency limiters (see blob_server.h for the endpoints and
+// answers).
 //
 //   build/bin/blobtune-server --data-dir /tmp/blobs --listen 127.0.0.1:8080
+//   build/bin/blobtune-server --store rados --rados-conf /etc/ceph/ceph.conf --rados-pool blobs
 //   curl -X PUT --data-binary @photo.jpg http://127.0.0.1:8080/blobs/default/photo.jpg
 //   curl http://127.0.0.1:8080/blobs/default/photo.jpg > copy.jpg
 //   curl http://127.0.0.1:8080/metrics
@@ -90,6 +92,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string max_blob = "4M";
   std::string queue_order = "lifo";
   std::string durability = "durable";
+  std::string store = "lmdb";
   int64_t wait_ms = options->wait_deadline.count();
   int64_t shed_ms = options->shed_wait.count();
   int64_t header_ms = options->header_timeout.count();
@@ -104,8 +107,14 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   flags.add_options()("help,h", "this text")("version", "print the version and exit")(
       "listen", po::value(&listen)->default_value(listen),
       "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks a free port")(
-      "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required; created "
-                                                 "when missing)")(
+      "store", po::value(&store)->default_value(store),
+      "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
+      "--rados-pool)")(
+      "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required with "
+                                                 "--store lmdb; created when missing)")(
+      "rados-conf", po::value(&options->rados_conf), "--store rados: the cluster's ceph.conf")(
+      "rados-pool", po::value(&options->rados_pool),
+      "--store rados: the pool holding the blobs (it must exist)")(
       "namespaces", po::value(&namespaces)->default_value(namespaces),
       "comma-separated namespaces served")(
       "max-blob-size", po::value(&max_blob)->default_value(max_blob),
@@ -154,7 +163,21 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
     std::cerr << "blobtune-server: " << what << " (see --help)\n";
     return kBadFlags;
   };
-  if (options->data_dir.empty()) return bad("--data-dir is required");
+  if (store == "lmdb") {
+    options->store = server::StoreBackend::kLmdb;
+    if (options->data_dir.empty()) return bad("--data-dir is required with --store lmdb");
+  } else if (store == "rados") {
+    options->store = server::StoreBackend::kRados;
+    if (!server::RadosAvailable()) {
+      return bad("--store rados: this build has no RADOS store (build it with librados-dev and "
+                 "libradospp-dev installed)");
+    }
+    if (options->rados_conf.empty() || options->rados_pool.empty()) {
+      return bad("--store rados needs --rados-conf and --rados-pool");
+    }
+  } else {
+    return bad("--store must be lmdb or rados, not '" + store + "'");
+  }
   if (!ParseListen(listen, &options->address, &options->port)) {
     return bad("--listen takes HOST:PORT, :PORT or PORT, not '" + listen + "'");
   }
@@ -210,7 +233,10 @@ int main(int argc, char** argv) {
   server::BlobServer& blob_server = **started;
   // Tests and scripts read the port from this line.
   std::cout << "blobtune-server listening on " << options.address << ":" << blob_server.port()
-            << " (data " << options.data_dir << ", algorithm "
+            << " (data "
+            << (options.store == server::StoreBackend::kRados ? "rados pool " + options.rados_pool
+                                                              : options.data_dir)
+            << ", algorithm "
             << (options.algorithm.empty() ? server::kDefaultAlgorithm : options.algorithm) << ")"
             << std::endl;
 

@@ -7,7 +7,18 @@
 namespace blobtune::server {
 
 Status ServerOptions::Validate() const {
-  if (data_dir.empty()) return Status::InvalidArgument("data_dir is empty");
+  if (store == StoreBackend::kLmdb && data_dir.empty()) {
+    return Status::InvalidArgument("data_dir is empty");
+  }
+  if (store == StoreBackend::kRados) {
+    if (!RadosAvailable()) {
+      return Status::InvalidArgument("this build has no RADOS store (it needs librados-dev and "
+                                     "libradospp-dev at build time)");
+    }
+    if (rados_conf.empty() || rados_pool.empty()) {
+      return Status::InvalidArgument("a RADOS store needs rados_conf and rados_pool");
+    }
+  }
   if (namespaces.empty()) return Status::InvalidArgument("namespaces is empty");
   for (const std::string& ns : namespaces) {
     if (Status valid = ValidateNamespace(ns); !valid.ok()) {
@@ -27,6 +38,14 @@ Status ServerOptions::Validate() const {
   }
   if (shutdown_grace.count() < 0) return Status::InvalidArgument("shutdown_grace must be >= 0");
   return Status();
+}
+
+bool RadosAvailable() noexcept {
+#if BLOBTUNE_HAVE_RADOS
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace blobtune::server

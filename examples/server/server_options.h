@@ -29,13 +29,26 @@ namespace blobtune::server {
 // the best fixed limit for reads and writes alike (figures and commands in docs/TUNING.md).
 inline constexpr std::string_view kDefaultAlgorithm = "gradient2";
 
+// Where the server keeps its blobs.
+enum class StoreBackend {
+  kLmdb,   // An LMDB store in a directory of this machine (ServerOptions::data_dir).
+  kRados,  // A pool of a Ceph cluster (rados_conf, rados_pool): several servers may share it.
+};
+
 struct ServerOptions {
   // Listen address and port; port 0 picks a free one (BlobServer::port() says which).
   // Default: 127.0.0.1:0 (loopback only: the server has no authentication).
   std::string address = "127.0.0.1";
   uint16_t port = 0;
-  // The LMDB store's directory, created when missing. REQUIRES: not empty.
+  // The store's backend. Default: kLmdb.
+  StoreBackend store = StoreBackend::kLmdb;
+  // kLmdb: the store's directory, created when missing. REQUIRES for kLmdb: not empty.
   std::string data_dir;
+  // kRados: the cluster's ceph.conf and the pool that holds the blobs (it must exist; each
+  // namespace is a RADOS namespace in it). REQUIRES for kRados: both not empty, and a build with
+  // librados (RadosAvailable()).
+  std::string rados_conf;
+  std::string rados_pool;
   // The namespaces the server serves. Default: {"default"}.
   std::vector<std::string> namespaces = {"default"};
   // Largest PUT body, in bytes; a larger one gets 413 before its body is read. Default: 4 MiB.
@@ -82,6 +95,9 @@ struct ServerOptions {
   // OK, or INVALID_ARGUMENT naming the field that is wrong.
   Status Validate() const;
 };
+
+// Whether this build can serve from a Ceph pool (it found librados).
+bool RadosAvailable() noexcept;
 
 }  // namespace blobtune::server
 

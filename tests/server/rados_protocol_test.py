@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""blobtune-server --store rados against a throwaway Ceph cluster (scripts/rados-cluster): the
+protocol checks the LMDB server passes (PUT 201 then 200, GET, HEAD, 404, 400, 413, list with
+paging, DELETE 204, /metrics, /healthz) and a clean exit on SIGTERM, with the cluster stopped
+afterwards. Exits 77 (skipped) where ceph-mon or ceph-osd is not installed."""
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+SKIPPED = 77
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+class Client:
+    """One keep-alive HTTP connection to the server."""
+
+    def __init__(self, port):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def send(self, method, path, body=None):
+        self.connection.request(method, path, body=body)
+        answer = self.connection.getresponse()
+        return answer.status, answer.read(), answer.headers
+
+    def expect(self, method, path, status, body=None):
+        got, payload, headers = self.send(method, path, body)
+        if got != status:
+            fail("%s %s answered %d, expected %d: %r" % (method, path, got, status, payload[:200]))
+        return payload, headers
+
+
+def protocol_checks(client):
+    client.expect("PUT", "/blobs/photos/cat-1", 201, b"meow")
+    client.expect("PUT", "/blobs/photos/cat-1", 200, b"meow")  # Replaced.
+    body, _ = client.expect("GET", "/blobs/photos/cat-1", 200)
+    if body != b"meow":
+        fail("GET returned %r" % body)
+    _, headers = client.expect("HEAD", "/blobs/photos/cat-1", 200)
+    if headers.get("Content-Length") != "4":
+        fail("HEAD Content-Length %r" % headers.get("Content-Length"))
+    client.expect("PUT", "/blobs/photos/cat-2", 201, b"purr")
+    client.expect("PUT", "/blobs/photos/dog-1", 201, b"woof")
+    listed, _ = client.expect("GET", "/blobs/photos?prefix=cat-&limit=10", 200)
+    if listed != b"cat-1\t4\ncat-2\t4\n":
+        fail("list returned %r" % listed)
+    page, _ = client.expect("GET", "/blobs/photos?limit=1&after=cat-1", 200)
+    if page != b"cat-2\t4\n":
+        fail("second page returned %r" % page)
+    client.expect("GET", "/blobs/photos/nothing-here", 404)
+    client.expect("GET", "/blobs/nowhere/cat-1", 400)
+    big = b"x" * (64 * 1024 + 1)  # The server runs with --max-blob-size 64K.
+    status, _, _ = client.send("PUT", "/blobs/photos/big", big)
+    if status != 413:
+        fail("an oversized PUT answered %d, expected 413" % status)
+    client = Client(client.connection.port)  # A 413 may close the connection.
+    client.expect("GET", "/blobs/photos/big", 404)
+    blob = bytes(range(256)) * 200  # 51,200 bytes: several RADOS reads' worth of a header.
+    client.expect("PUT", "/blobs/photos/bytes", 201, blob)
+    got, _ = client.expect("GET", "/blobs/photos/bytes", 200)
+    if got != blob:
+        fail("a 50 KiB blob came back different (%d bytes)" % len(got))
+    client.expect("DELETE", "/blobs/photos/cat-1", 204)
+    client.expect("GET", "/blobs/photos/cat-1", 404)
+    client.expect("DELETE", "/blobs/photos/cat-1", 404)
+    metrics, _ = client.expect("GET", "/metrics", 200)
+    for name in (b"blobtune_limiter_limit", b"blobtune_store_commits_total"):
+        if name not in metrics:
+            fail("/metrics lacks %s" % name.decode())
+    client.expect("GET", "/healthz", 200)
+    return client
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--cluster-script", required=True)
+    args = parser.parse_args()
+    if not (shutil.which("ceph-mon") and shutil.which("ceph-osd")):
+        print("skipped: ceph-mon or ceph-osd is not installed (scripts/bootstrap installs them)")
+        sys.exit(SKIPPED)
+
+    work = tempfile.mkdtemp(prefix="blobtune-rados-server-")
+    cluster_dir = os.path.join(work, "cluster")
+    server = None
+    started = False
+    try:
+        start = subprocess.run([args.cluster_script, "start", cluster_dir],
+                               capture_output=True, text=True, timeout=120)
+        if start.returncode != 0:
+            fail("rados-cluster start exited %d:\n%s%s" % (start.returncode, start.stdout,
+                                                            start.stderr))
+        started = True
+        conf = start.stdout.strip().splitlines()[-1]
+
+        server = subprocess.Popen([args.server, "--store", "rados", "--rados-conf", conf,
+                                   "--rados-pool", "blobtune", "--namespaces", "photos",
+                                   "--max-blob-size", "64K", "--listen", "127.0.0.1:0"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = server.stdout.readline()
+        match = re.search(r"listening on [^ ]*:(\d+) \(data rados pool blobtune", line)
+        if not match:
+            fail("no 'listening on ... rados pool' line from the server: %r" % line)
+        protocol_checks(Client(int(match.group(1))))
+
+        server.send_signal(signal.SIGTERM)
+        try:
+            code = server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            fail("the server did not exit within 60 s of SIGTERM")
+        if code != 0:
+            fail("the server exited %d after SIGTERM: %s" % (code, server.stdout.read()[-2000:]))
+        server = None
+        print("rados_protocol_test: PASS", flush=True)
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait()
+        if started:
+            stop = subprocess.run([args.cluster_script, "stop", cluster_dir],
+                                  capture_output=True, text=True, timeout=60)
+            if stop.returncode != 0:
+                print("rados-cluster stop exited %d: %s" % (stop.returncode, stop.stderr),
+                      file=sys.stderr)
+                sys.exit(1)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
