@@ -45,6 +45,8 @@ every point once, in a shuffled order. Plants:
   cached_get_10k      AsyncGet of cached 10 KiB blobs on 2 read threads, 64 callers
   server_mixed_16k    blobtune-server in-process, loopback HTTP, 16 KiB, half PUTs, 64 conns
   delivery_auth       the delivery's mail server (one auth thread) + client work, 32 callers
+  rados_put_64k       64 KiB puts to a RADOS store on a throwaway one-OSD Ceph cluster that the
+                      plant starts (builds with librados only), 128 callers
 
   --plant NAME...       plants to run (default: all, in the order above)
   --algorithm SPEC...   registry specs ("knee", "aimd:backoff_ratio=0.8"); default: every

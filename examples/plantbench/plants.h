@@ -15,6 +15,8 @@ namespace blobtune::plantbench {
 
 // Durable puts of `blob_bytes` through AsyncBlobStore's write limiter (store_put_plant.cc).
 std::unique_ptr<RealPlant> MakeStorePutPlant(std::string name, size_t blob_bytes);
+// The same against a RADOS store on a throwaway Ceph cluster (store_put_plant.cc).
+std::unique_ptr<RealPlant> MakeRadosPutPlant(std::string name, size_t blob_bytes);
 // Permit, 2 ms of network wait, durable 100 KiB put under that permit (wait_then_put_plant.cc).
 std::unique_ptr<RealPlant> MakeWaitThenPutPlant();
 // AsyncGet of cached 10 KiB blobs through the read limiter (cached_get_plant.cc).

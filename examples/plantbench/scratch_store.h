@@ -1,5 +1,6 @@
-// ScratchStore: a BlobStore with default options (durable) in a fresh temp directory, for one
-// point of a plant; closing it removes the directory and everything in it.
+// ScratchStore: a BlobStore with default options (durable) in a fresh temp directory, or a RADOS
+// store on a throwaway cluster in one, for a plant; closing it removes the directory and
+// everything in it.
 //
 //   StatusOr<std::unique_ptr<ScratchStore>> scratch = ScratchStore::Open("lmdb_put_1k");
 //   if (!scratch.ok()) return scratch.status();
@@ -53,18 +54,27 @@ class ScratchStore {
 
   // The directory's error, or the store's.
   static StatusOr<std::unique_ptr<ScratchStore>> Open(std::string_view name);
+  // A RADOS store (pool `blobtune`) on a throwaway single-node Ceph cluster that it starts in a
+  // fresh directory (scripts/rados-cluster: one monitor, one OSD keeping objects in memory) and
+  // stops on destruction. UNAVAILABLE where the build has no librados or the cluster does not
+  // start (the message carries the script's output).
+  static StatusOr<std::unique_ptr<ScratchStore>> OpenRados(std::string_view name);
 
   ScratchStore(const ScratchStore&) = delete;
   ScratchStore& operator=(const ScratchStore&) = delete;
-  ~ScratchStore();  // Closes the store (its queued writes commit), then removes the directory.
+  // Closes the store (its queued writes commit), stops the cluster if it started one, then
+  // removes the directory.
+  ~ScratchStore();
 
   store::BlobStore& store() const noexcept { return *store_; }
 
  private:
-  ScratchStore(std::unique_ptr<ScratchDir> dir, std::unique_ptr<store::BlobStore> store)
-      : dir_(std::move(dir)), store_(std::move(store)) {}
+  ScratchStore(std::unique_ptr<ScratchDir> dir, std::string cluster_dir,
+               std::unique_ptr<store::BlobStore> store)
+      : dir_(std::move(dir)), cluster_dir_(std::move(cluster_dir)), store_(std::move(store)) {}
   std::unique_ptr<ScratchDir> dir_;
-  std::unique_ptr<store::BlobStore> store_;  // Destroyed before dir_.
+  std::string cluster_dir_;                  // Where OpenRados started a cluster, or empty.
+  std::unique_ptr<store::BlobStore> store_;  // Destroyed first.
 };
 
 }  // namespace blobtune::plantbench

@@ -1,6 +1,8 @@
 // lmdb_put_64k and lmdb_put_1k: durable puts of one blob size through store::AsyncBlobStore
 // (group commit) with a write limiter, 128 concurrent callers in a closed loop on one io thread;
 // puts replace blobs among 1,024 ids in one scratch store for all points (scratch_store.h).
+// rados_put_64k: the same against a RADOS store on a throwaway single-node Ceph cluster (one
+// monitor, one in-memory OSD on loopback), each put one acknowledged RADOS write.
 
 // <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
 #include <utility>
@@ -34,11 +36,11 @@ asio::awaitable<void> PutCaller(store::AsyncBlobStore& blobs, const std::vector<
   }
 }
 
-// The lmdb_put_64k or lmdb_put_1k plant. Thread-safety: RealPlant's (one RunPoint at a time).
+// The lmdb_put_64k, lmdb_put_1k or rados_put_64k plant. Thread-safety: RealPlant's (one RunPoint at a time).
 class StorePutPlant final : public RealPlant {
  public:
-  StorePutPlant(std::string name, size_t blob_bytes)
-      : name_(std::move(name)), blob_bytes_(blob_bytes) {}
+  StorePutPlant(std::string name, size_t blob_bytes, bool rados)
+      : name_(std::move(name)), blob_bytes_(blob_bytes), rados_(rados) {}
 
   std::string_view name() const override { return name_; }
   int demand() const override { return kCallers; }
@@ -47,7 +49,8 @@ class StorePutPlant final : public RealPlant {
     StatusOr<std::unique_ptr<InProcessPoint>> point = InProcessPoint::Create(spec);
     if (!point.ok()) return point.status();
     if (!scratch_) {
-      StatusOr<std::unique_ptr<ScratchStore>> scratch = ScratchStore::Open(name_);
+      StatusOr<std::unique_ptr<ScratchStore>> scratch =
+          rados_ ? ScratchStore::OpenRados(name_) : ScratchStore::Open(name_);
       if (!scratch.ok()) return scratch.status();
       scratch_ = *std::move(scratch);
     }
@@ -67,13 +70,18 @@ class StorePutPlant final : public RealPlant {
  private:
   const std::string name_;
   const size_t blob_bytes_;
+  const bool rados_;
   std::unique_ptr<ScratchStore> scratch_;  // One for every point (scratch_store.h).
 };
 
 }  // namespace
 
 std::unique_ptr<RealPlant> MakeStorePutPlant(std::string name, size_t blob_bytes) {
-  return std::make_unique<StorePutPlant>(std::move(name), blob_bytes);
+  return std::make_unique<StorePutPlant>(std::move(name), blob_bytes, /*rados=*/false);
+}
+
+std::unique_ptr<RealPlant> MakeRadosPutPlant(std::string name, size_t blob_bytes) {
+  return std::make_unique<StorePutPlant>(std::move(name), blob_bytes, /*rados=*/true);
 }
 
 }  // namespace blobtune::plantbench
