@@ -6,8 +6,6 @@
 // The RADOS cases are skipped where ceph-mon and ceph-osd are not installed.
 #include "blobtune/store/rados_blob_store.h"
 
-#include <utility>  // Before Asio (Boost 1.74 with C++20).
-
 #include <signal.h>
 #include <sys/types.h>
 
@@ -28,14 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/thread_pool.hpp>
-#include <boost/asio/use_future.hpp>
-
-#include "blobtune/store/async_blob_store.h"
-#include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/limiter.h"
 #include "crc32c.h"
 #include "temp_dir.h"
 
@@ -522,38 +512,6 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
   EXPECT_EQ(String(*again), "kept");
 }
 
-// The Asio front works over the RADOS store as over LMDB: puts wait for a permit of the write
-// limiter, hold it until RADOS acknowledged the write, and complete on the io thread.
-TEST_F(RadosBlobStoreTest, AsyncBlobStoreGatesWritesThroughALimiter) {
-  namespace asio = boost::asio;
-  auto algorithm = tuner::MakeAlgorithmFromText("fixed:limit=4");
-  ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
-  auto limiter = tuner::Limiter::Create({.algorithm = *std::move(algorithm)});
-  ASSERT_TRUE(limiter.ok()) << limiter.status().ToString();
-  asio::io_context io;
-  asio::thread_pool reads(2);
-  AsyncBlobStore blobs(*store_, io.get_executor(), reads.get_executor(), limiter->get(),
-                       limiter->get());
-  auto work = asio::make_work_guard(io);
-  std::thread io_thread([&io] { io.run(); });
-
-  constexpr int kPuts = 40;
-  CompletionCounter counter;
-  const auto deadline = Clock::Steady().Now() + std::chrono::seconds(30);
-  for (int i = 0; i < kPuts; ++i) {
-    blobs.AsyncPut(ns_a_, "async-" + std::to_string(i), Pattern(2000, i), deadline,
-                   counter.Callback());
-  }
-  EXPECT_TRUE(counter.WaitFor(kPuts, std::chrono::seconds(30)));
-  EXPECT_TRUE(counter.failures().empty()) << counter.failures().front();
-  auto got = blobs.AsyncGet(ns_a_, "async-7", deadline, asio::use_future).get();
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, Pattern(2000, 7));
-
-  work.reset();
-  io_thread.join();
-  reads.join();
-}
 
 }  // namespace
 }  // namespace blobtune::store
