@@ -49,9 +49,13 @@
 // namespace, id of 1..511 bytes), RESOURCE_EXHAUSTED for a blob over max_blob_size_bytes, other
 // RADOS errors as INTERNAL/UNAVAILABLE with the errno text.
 //
-// Known issue (not understood yet): a program that also compiles in Boost.Asio (AsyncBlobStore)
-// crashed in librados' MonClient::handle_config while connecting when built with ASan or TSan;
-// the same program built without sanitizers ran its tests cleanly (Ceph 16.2.15, Boost 1.74).
+// Known issue: a program that also compiles in Boost.Asio (AsyncBlobStore) crashed in librados'
+// MonClient::handle_config while connecting when built with ASan or TSan; built without
+// sanitizers it ran its tests cleanly (Ceph 16.2.15, Boost 1.74). Likely cause: libceph-common
+// uses its own Boost.Asio, and the program exports its Boost 1.74 copies of the same symbols
+// (nm -D shows call_stack<thread_context>::top_, execution_context::~execution_context, service
+// ids), so the dynamic linker binds libceph-common to them. Until that is isolated (hidden
+// visibility, or the RADOS store behind a shared library), do not rely on the two together.
 //
 // Thread-safety: all methods are safe to call from any number of threads at once. Destroying the
 // store waits for the writes in flight, then shuts the cluster connection down.
