@@ -6,6 +6,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/version.h"
+#include "bench_rounds.h"
 
 namespace blobtune::delivery {
 namespace {
@@ -105,7 +106,12 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
       "blob-path configuration), or with --sweep-sizes the ratio to legacy by message size")(
       "durable", po::bool_switch(&config->durable),
       "sync every store commit to disk (default: no sync, as the original client's cheap local "
-      "writes)")("json", po::bool_switch(&config->json), "print the results as JSON");
+      "writes)")(
+      "store", po::value(&config->store)->default_value(config->store),
+      "lmdb (a fresh LMDB store per run) or rados (a Ceph pool, --rados-conf and --rados-pool; "
+      "its namespaces incoming, payload and documents are emptied before and after each run)")(
+      "rados-conf", po::value(&config->rados_conf), "--store rados: the cluster's ceph.conf")(
+      "rados-pool", po::value(&config->rados_pool), "--store rados: the pool (it must exist)")("json", po::bool_switch(&config->json), "print the results as JSON");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, flags), vm);
@@ -156,6 +162,17 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
     return bad("--time-scale must be in (0, 100]");
   }
   if (!(config->faults >= 0) || config->faults >= 1) return bad("--faults must be in [0, 1)");
+  if (config->store == "rados") {
+    if (!RadosAvailable()) {
+      return bad("--store rados: this build has no RADOS store (build it with librados-dev and "
+                 "libradospp-dev installed)");
+    }
+    if (config->rados_conf.empty() || config->rados_pool.empty()) {
+      return bad("--store rados needs --rados-conf and --rados-pool");
+    }
+  } else if (config->store != "lmdb") {
+    return bad("--store must be lmdb or rados, not '" + config->store + "'");
+  }
   if (!config->algorithm.empty()) {
     Status made = tuner::MakeAlgorithmFromText(config->algorithm).status();
     if (!made.ok()) return bad("--algorithm: " + std::string(made.message()));

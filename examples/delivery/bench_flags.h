@@ -29,6 +29,11 @@ struct BenchConfig {
   double faults = 0;
   uint64_t seed = 1;
   bool durable = false;
+  // Where the blob path's store lives: "lmdb" (a fresh directory per run) or "rados" (the pool
+  // `rados_pool` of the cluster in `rados_conf`, emptied before and after each run).
+  std::string store = "lmdb";
+  std::string rados_conf;
+  std::string rados_pool;
   bool json = false;
   std::string plot;     // SVG file; empty: none.
   std::string metrics;  // Prometheus endpoint address; empty: none.

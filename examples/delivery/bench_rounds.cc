@@ -4,6 +4,9 @@
 #include <memory>
 
 #include "blobtune/store/blob_store.h"
+#if BLOBTUNE_HAVE_RADOS
+#include "blobtune/store/rados_blob_store.h"
+#endif
 #include "blobtune/tuner/algorithm_registry.h"
 
 namespace blobtune::delivery {
@@ -20,23 +23,66 @@ StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeLimitAlgorithm(const BenchC
   return tuner::MakeAlgorithmFromText(config.algorithm);
 }
 
-// One delivery in a fresh store; checks that nothing was lost.
-StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const std::string& mode,
-                            tuner::Limiter* limiter, const BenchParts& parts) {
-  MailServer& server = *parts.server;
-  const fs::path dir = parts.data_dir / "run";
-  server.Reset();
+const std::vector<std::string>& Namespaces() {
+  static const std::vector<std::string> names = {kIncoming, kPayload, kDocuments};
+  return names;
+}
+
+// Erases every blob of the delivery's namespaces (a RADOS pool outlives the run).
+Status EmptyNamespaces(store::BlobStore& store) {
+  for (const std::string& ns : Namespaces()) {
+    for (;;) {
+      StatusOr<std::vector<store::ListEntry>> page = store.List(ns, "", 1000);
+      if (!page.ok()) return page.status().WithContext("emptying " + ns);
+      if (page->empty()) break;
+      for (const store::ListEntry& entry : *page) {
+        Status erased = store.Erase(ns, entry.id);
+        if (!erased.ok() && erased.code() != StatusCode::kNotFound) return erased;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The run's store: a fresh LMDB store in `dir`, or the RADOS pool emptied of earlier runs.
+StatusOr<std::unique_ptr<store::BlobStore>> OpenRunStore(const BenchConfig& config,
+                                                         SizePoint point, const fs::path& dir,
+                                                         const BenchParts& parts) {
+  if (config.store == "rados") {
+#if BLOBTUNE_HAVE_RADOS
+    store::RadosStoreOptions options;
+    options.conf_file = config.rados_conf;
+    options.pool = config.rados_pool;
+    options.namespaces = Namespaces();
+    options.max_blob_size_bytes = std::max<size_t>(point.size, 1 << 20);
+    StatusOr<std::unique_ptr<store::BlobStore>> store = store::OpenRadosBlobStore(options);
+    if (!store.ok()) return store.status();
+    if (Status emptied = EmptyNamespaces(**store); !emptied.ok()) return emptied;
+    return store;
+#else
+    return Status::InvalidArgument("this build has no RADOS store");
+#endif
+  }
   fs::remove_all(dir);
   store::StoreOptions options;
   options.directory = dir.string();
-  options.namespaces = {kIncoming, kPayload, kDocuments};
+  options.namespaces = Namespaces();
   options.durability = config.durable ? store::Durability::kDurable : store::Durability::kNoSync;
   options.max_blob_size_bytes = std::max<size_t>(point.size, 1 << 20);
   // This process is all delivery: keeping freed heap resident spares LMDB's dirty pages the
   // slow first touch of fresh memory (docs/LMDB.md).
   options.keep_heap_resident = true;
   options.observer = parts.store_observer;
-  auto store = store::BlobStore::Open(options);
+  return store::BlobStore::Open(options);
+}
+
+// One delivery in a fresh store; checks that nothing was lost.
+StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const std::string& mode,
+                            tuner::Limiter* limiter, const BenchParts& parts) {
+  MailServer& server = *parts.server;
+  const fs::path dir = parts.data_dir / "run";
+  server.Reset();
+  auto store = OpenRunStore(config, point, dir, parts);
   if (!store.ok()) return store.status();
   metrics::Attachment store_link = metrics::AttachTo(parts.exporter, "delivery", **store);
   DeliveryOptions run_options{.messages = point.messages,
@@ -59,12 +105,23 @@ StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const st
     }
   }
   store_link.Reset();
+  if (config.store == "rados") {
+    if (Status emptied = EmptyNamespaces(**store); !emptied.ok()) return emptied;
+  }
   store->reset();
   fs::remove_all(dir);
   return result;
 }
 
 }  // namespace
+
+bool RadosAvailable() noexcept {
+#if BLOBTUNE_HAVE_RADOS
+  return true;
+#else
+  return false;
+#endif
+}
 
 void RoundsProgress::Enter(std::string configuration, const tuner::Limiter* limiter) {
   std::lock_guard lock(mutex_);
