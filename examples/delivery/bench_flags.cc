@@ -6,7 +6,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/version.h"
-#include "bench_rounds.h"
+#include "common/rados_available.h"
 
 namespace blobtune::delivery {
 namespace {
@@ -163,7 +163,7 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
   }
   if (!(config->faults >= 0) || config->faults >= 1) return bad("--faults must be in [0, 1)");
   if (config->store == "rados") {
-    if (!RadosAvailable()) {
+    if (!examples::kRadosAvailable) {
       return bad("--store rados: this build has no RADOS store (build it with librados-dev and "
                  "libradospp-dev installed)");
     }

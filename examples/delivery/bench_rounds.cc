@@ -115,14 +115,6 @@ StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const st
 
 }  // namespace
 
-bool RadosAvailable() noexcept {
-#if BLOBTUNE_HAVE_RADOS
-  return true;
-#else
-  return false;
-#endif
-}
-
 void RoundsProgress::Enter(std::string configuration, const tuner::Limiter* limiter) {
   std::lock_guard lock(mutex_);
   configuration_ = std::move(configuration);

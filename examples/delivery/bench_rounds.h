@@ -71,9 +71,6 @@ struct BenchParts {
   std::function<void(const std::vector<Row>& rows)> on_row;
 };
 
-// Whether this build has the RADOS store (--store rados).
-bool RadosAvailable() noexcept;
-
 // The rounds of every configuration of `config` at `point`. Appends a Row per configuration
 // that measured a round; returns the first failure, naming the configuration, after which it
 // stops.

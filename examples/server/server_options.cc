@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/rados_available.h"
 #include "request_target.h"
 
 namespace blobtune::server {
@@ -40,12 +41,6 @@ Status ServerOptions::Validate() const {
   return Status();
 }
 
-bool RadosAvailable() noexcept {
-#if BLOBTUNE_HAVE_RADOS
-  return true;
-#else
-  return false;
-#endif
-}
+bool RadosAvailable() noexcept { return examples::kRadosAvailable; }
 
 }  // namespace blobtune::server

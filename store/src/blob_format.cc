@@ -1,6 +1,7 @@
 #include "blob_format.h"
 
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -38,6 +39,42 @@ std::string Quoted(std::string_view id) {
 }
 
 }  // namespace
+
+int64_t WallClockNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+StatusOr<size_t> CheckBlobName(const std::vector<std::string>& namespaces, std::string_view ns,
+                               std::string_view id, size_t max_id_bytes,
+                               std::string_view id_limit_reason) {
+  size_t index = 0;
+  for (; index < namespaces.size(); ++index) {
+    if (namespaces[index] == ns) break;
+  }
+  if (index == namespaces.size()) {
+    std::string declared;
+    for (const std::string& n : namespaces) declared += (declared.empty() ? "" : ", ") + n;
+    return Status::InvalidArgument("unknown namespace '" + std::string(ns) +
+                                   "' (declared at open: " + declared + ")");
+  }
+  if (id.empty()) return Status::InvalidArgument("blob id is empty");
+  if (id.size() > max_id_bytes) {
+    return Status::InvalidArgument("blob id is " + std::to_string(id.size()) + " bytes long; " +
+                                   std::string(id_limit_reason) + " hold at most " +
+                                   std::to_string(max_id_bytes) + " bytes");
+  }
+  return index;
+}
+
+std::string BlobName(std::string_view ns, std::string_view id) {
+  std::string out = Quoted(id);
+  out += " in namespace '";
+  out.append(ns);
+  out += "'";
+  return out;
+}
 
 EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_flags,
                            int64_t created_unix_nanos) {

@@ -21,10 +21,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::store::internal {
 
@@ -32,6 +35,18 @@ inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr size_t kHeaderSize = 32;
 
 using EncodedHeader = std::array<std::byte, kHeaderSize>;
+
+// The wall-clock time a put stamps into its header: ns since 1970 (system clock).
+int64_t WallClockNanos();
+
+// How messages name a blob: "blob 'ID' in namespace 'NS'" (the id cut at 64 bytes).
+std::string BlobName(std::string_view ns, std::string_view id);
+
+// The index of `ns` in `namespaces`, or INVALID_ARGUMENT for an unknown namespace or an id that
+// is empty or longer than `max_id_bytes` (`id_limit_reason` says why the limit is there).
+StatusOr<size_t> CheckBlobName(const std::vector<std::string>& namespaces, std::string_view ns,
+                               std::string_view id, size_t max_id_bytes,
+                               std::string_view id_limit_reason);
 
 // Builds the header of a blob whose bytes are `payload`, computing its CRC32C.
 EncodedHeader EncodeHeader(std::span<const std::byte> payload, uint32_t user_flags,

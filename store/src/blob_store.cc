@@ -17,6 +17,7 @@
 #include "lmdb_env.h"
 #include "reader_gate.h"
 #include "store_directory.h"
+#include "sync_completion.h"
 #include "write_batcher.h"
 
 namespace blobtune::store {
@@ -25,6 +26,9 @@ namespace {
 using internal::LmdbEnv;
 using internal::LmdbTxn;
 using internal::PreparedWrite;
+using internal::BlobName;
+using internal::SyncCompletion;
+using internal::WallClockNanos;
 
 // Reset read transactions kept between reads, each on its own seat at the reader gate and each
 // holding an LMDB reader slot; the other slots serve bursts and other processes.
@@ -32,47 +36,6 @@ constexpr size_t kKeptReadTxns = 32;
 
 // How the message of the RESOURCE_EXHAUSTED for a full reader table starts (IsOverload).
 constexpr std::string_view kReaderSlotsFullMessage = "LMDB reader slots are full";
-
-int64_t WallClockNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string Named(std::string_view ns, std::string_view id) {
-  std::string out = "blob '";
-  out.append(id.substr(0, 64));
-  if (id.size() > 64) out += "...";
-  out += "' in namespace '";
-  out.append(ns);
-  out += "'";
-  return out;
-}
-
-// Waits on the caller's thread for a write queued with a callback.
-class SyncCompletion {
- public:
-  WriteCallback Callback() {
-    return [this](Status s) {
-      // Notify under the lock: once the waiter can see done_ it may return and destroy cv_.
-      MutexLock lock(mu_);
-      status_ = std::move(s);
-      done_ = true;
-      cv_.NotifyOne();
-    };
-  }
-  Status Wait() {
-    MutexLock lock(mu_);
-    while (!done_) cv_.Wait(lock);
-    return status_;
-  }
-
- private:
-  Mutex mu_;
-  CondVar cv_;
-  bool done_ GUARDED_BY(mu_) = false;
-  Status status_ GUARDED_BY(mu_);
-};
 
 class LmdbBlobStore final : public BlobStore {
  public:
@@ -179,7 +142,7 @@ class LmdbBlobStore final : public BlobStore {
     MDB_val value{};
     const int rc = scope.txn().Get(dbis_[*index], id, &value);
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
-      return Fail(StoreOp::kExists, internal::LmdbStatus(rc, "lookup of " + Named(ns, id)));
+      return Fail(StoreOp::kExists, internal::LmdbStatus(rc, "lookup of " + BlobName(ns, id)));
     }
     Observe(StoreOp::kExists, *index, 0);
     return rc == MDB_SUCCESS;
@@ -297,8 +260,8 @@ class LmdbBlobStore final : public BlobStore {
     if (!scope.status().ok()) return Fail(op, scope.status());
     MDB_val value{};
     const int rc = scope.txn().Get(dbis_[*index], id, &value);
-    if (rc == MDB_NOTFOUND) return Fail(op, Status::NotFound(Named(ns, id) + " does not exist"));
-    if (rc != MDB_SUCCESS) return Fail(op, internal::LmdbStatus(rc, "read of " + Named(ns, id)));
+    if (rc == MDB_NOTFOUND) return Fail(op, Status::NotFound(BlobName(ns, id) + " does not exist"));
+    if (rc != MDB_SUCCESS) return Fail(op, internal::LmdbStatus(rc, "read of " + BlobName(ns, id)));
     BlobInfo info;
     std::span<const std::byte> payload;
     if (Status s = internal::DecodeRecord(internal::ValToBytes(value), id, &info, &payload);
@@ -323,23 +286,7 @@ class LmdbBlobStore final : public BlobStore {
 
   // The namespace's index, or why `ns`/`id` cannot name a blob.
   StatusOr<size_t> Check(std::string_view ns, std::string_view id) const {
-    size_t index = 0;
-    for (; index < options_.namespaces.size(); ++index) {
-      if (options_.namespaces[index] == ns) break;
-    }
-    if (index == options_.namespaces.size()) {
-      std::string declared;
-      for (const std::string& n : options_.namespaces) declared += (declared.empty() ? "" : ", ") + n;
-      return Status::InvalidArgument("unknown namespace '" + std::string(ns) +
-                                     "' (declared at open: " + declared + ")");
-    }
-    if (id.empty()) return Status::InvalidArgument("blob id is empty");
-    if (id.size() > max_key_size_) {
-      return Status::InvalidArgument("blob id is " + std::to_string(id.size()) +
-                                     " bytes long; LMDB keys hold at most " +
-                                     std::to_string(max_key_size_) + " bytes");
-    }
-    return index;
+    return internal::CheckBlobName(options_.namespaces, ns, id, max_key_size_, "LMDB keys");
   }
 
   StatusOr<PreparedWrite> Prepare(WriteOp::Kind kind, std::string_view ns, std::string_view id,
@@ -353,7 +300,7 @@ class LmdbBlobStore final : public BlobStore {
     w.id.assign(id);
     if (kind == WriteOp::Kind::kPut) {
       if (bytes.size() > options_.max_blob_size_bytes) {
-        return Status::ResourceExhausted(Named(ns, id) + " is " + std::to_string(bytes.size()) +
+        return Status::ResourceExhausted(BlobName(ns, id) + " is " + std::to_string(bytes.size()) +
                                          " bytes, over max_blob_size_bytes (" +
                                          std::to_string(options_.max_blob_size_bytes) + ")");
       }

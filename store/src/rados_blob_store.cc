@@ -16,9 +16,14 @@
 #include "blob_format.h"
 #include "blobtune/tuner/mutex.h"
 #include "rados_status.h"
+#include "sync_completion.h"
 
 namespace blobtune::store {
 namespace {
+
+using internal::BlobName;
+using internal::SyncCompletion;
+using internal::WallClockNanos;
 
 // The LMDB store's key limit, so that ids are valid in both stores alike.
 constexpr size_t kMaxIdSize = 511;
@@ -26,50 +31,10 @@ constexpr size_t kMaxIdSize = 511;
 // the replace before it gives up (each round trip lost a race with an erase).
 constexpr int kMaxOutcomeAttempts = 16;
 
-int64_t WallClockNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string Named(std::string_view ns, std::string_view id) {
-  std::string out = "blob '";
-  out.append(id.substr(0, 64));
-  if (id.size() > 64) out += "...";
-  out += "' in namespace '";
-  out.append(ns);
-  out += "'";
-  return out;
-}
-
 std::span<const std::byte> AsBytes(librados::bufferlist& bl) {
   if (bl.length() == 0) return {};
   return {reinterpret_cast<const std::byte*>(bl.c_str()), bl.length()};
 }
-
-// Blocks a caller until the callback of its write ran.
-class WriteWaiter {
- public:
-  WriteCallback Callback() {
-    return [this](Status s) {
-      MutexLock lock(mu_);  // Notify under the lock: the waiter may destroy cv_ once done_.
-      status_ = std::move(s);
-      done_ = true;
-      cv_.NotifyOne();
-    };
-  }
-  Status Wait() {
-    MutexLock lock(mu_);
-    while (!done_) cv_.Wait(lock);
-    return status_;
-  }
-
- private:
-  Mutex mu_;
-  CondVar cv_;
-  bool done_ GUARDED_BY(mu_) = false;
-  Status status_ GUARDED_BY(mu_);
-};
 
 class RadosBlobStore;
 
@@ -115,7 +80,7 @@ class RadosBlobStore final : public BlobStore {
     StatusOr<std::unique_ptr<PendingWrite>> w =
         Prepare(WriteOp::Kind::kPut, ns, id, bytes, user_flags);
     if (!w.ok()) return w.status();
-    WriteWaiter waiter;
+    SyncCompletion waiter;
     (*w)->done = waiter.Callback();
     (*w)->outcome_out = outcome;
     if (Status s = Send(*std::move(w)); !s.ok()) return s;
@@ -125,7 +90,7 @@ class RadosBlobStore final : public BlobStore {
   Status Erase(std::string_view ns, std::string_view id) override {
     StatusOr<std::unique_ptr<PendingWrite>> w = Prepare(WriteOp::Kind::kErase, ns, id, {}, 0);
     if (!w.ok()) return w.status();
-    WriteWaiter waiter;
+    SyncCompletion waiter;
     (*w)->done = waiter.Callback();
     if (Status s = Send(*std::move(w)); !s.ok()) return s;
     return waiter.Wait();
@@ -171,7 +136,7 @@ class RadosBlobStore final : public BlobStore {
     time_t mtime = 0;
     const int rc = ioctxs_[*index].stat(std::string(id), &size, &mtime);
     if (rc == -ENOENT) return false;
-    if (rc < 0) return internal::RadosStatus(rc, "stat of " + Named(ns, id));
+    if (rc < 0) return internal::RadosStatus(rc, "stat of " + BlobName(ns, id));
     return true;
   }
 
@@ -266,7 +231,7 @@ class RadosBlobStore final : public BlobStore {
     }
     Status s;
     if (rc == -ENOENT && w->kind == WriteOp::Kind::kErase) {
-      s = Status::NotFound(Named(w->ns, w->id) + " does not exist");
+      s = Status::NotFound(BlobName(w->ns, w->id) + " does not exist");
     } else if (rc < 0) {
       s = internal::RadosStatus(rc, WriteName(*w));
     } else {
@@ -288,7 +253,7 @@ class RadosBlobStore final : public BlobStore {
   }
 
   static std::string WriteName(const PendingWrite& w) {
-    return (w.kind == WriteOp::Kind::kPut ? "put of " : "erase of ") + Named(w.ns, w.id);
+    return (w.kind == WriteOp::Kind::kPut ? "put of " : "erase of ") + BlobName(w.ns, w.id);
   }
 
   StatusOr<std::unique_ptr<PendingWrite>> Prepare(WriteOp::Kind kind, std::string_view ns,
@@ -304,7 +269,7 @@ class RadosBlobStore final : public BlobStore {
     w->id.assign(id);
     if (kind == WriteOp::Kind::kPut) {
       if (bytes.size() > options_.max_blob_size_bytes) {
-        return Status::ResourceExhausted(Named(ns, id) + " is " + std::to_string(bytes.size()) +
+        return Status::ResourceExhausted(BlobName(ns, id) + " is " + std::to_string(bytes.size()) +
                                          " bytes, over max_blob_size_bytes (" +
                                          std::to_string(options_.max_blob_size_bytes) + ")");
       }
@@ -335,8 +300,8 @@ class RadosBlobStore final : public BlobStore {
     librados::bufferlist bl;
     // Length 0 reads the whole object.
     const int rc = ioctxs_[*index].read(std::string(id), bl, 0, 0);
-    if (rc == -ENOENT) return Status::NotFound(Named(ns, id) + " does not exist");
-    if (rc < 0) return internal::RadosStatus(rc, "read of " + Named(ns, id));
+    if (rc == -ENOENT) return Status::NotFound(BlobName(ns, id) + " does not exist");
+    if (rc < 0) return internal::RadosStatus(rc, "read of " + BlobName(ns, id));
     BlobInfo info;
     std::span<const std::byte> payload;
     Status s = internal::DecodeRecord(AsBytes(bl), id, &info, &payload);
@@ -356,8 +321,8 @@ class RadosBlobStore final : public BlobStore {
     const std::string& ns = options_.namespaces[index];
     librados::bufferlist bl;
     const int rc = ioctxs_[index].read(std::string(id), bl, internal::kHeaderSize, 0);
-    if (rc == -ENOENT) return Status::NotFound(Named(ns, id) + " does not exist");
-    if (rc < 0) return internal::RadosStatus(rc, "stat of " + Named(ns, id));
+    if (rc == -ENOENT) return Status::NotFound(BlobName(ns, id) + " does not exist");
+    if (rc < 0) return internal::RadosStatus(rc, "stat of " + BlobName(ns, id));
     BlobInfo info;
     if (Status s = internal::DecodeHeader(AsBytes(bl), id, &info); !s.ok()) {
       return s.WithContext("namespace '" + ns + "'");
@@ -365,27 +330,10 @@ class RadosBlobStore final : public BlobStore {
     return info;
   }
 
-  // The namespace's index, or why `ns`/`id` cannot name a blob (the LMDB store's rules).
+  // The namespace's index, or why `ns`/`id` cannot name a blob (the LMDB store's rules, so that
+  // one name is valid in both stores alike).
   StatusOr<size_t> Check(std::string_view ns, std::string_view id) const {
-    size_t index = 0;
-    for (; index < options_.namespaces.size(); ++index) {
-      if (options_.namespaces[index] == ns) break;
-    }
-    if (index == options_.namespaces.size()) {
-      std::string declared;
-      for (const std::string& n : options_.namespaces) {
-        declared += (declared.empty() ? "" : ", ") + n;
-      }
-      return Status::InvalidArgument("unknown namespace '" + std::string(ns) +
-                                     "' (declared at open: " + declared + ")");
-    }
-    if (id.empty()) return Status::InvalidArgument("blob id is empty");
-    if (id.size() > kMaxIdSize) {
-      return Status::InvalidArgument("blob id is " + std::to_string(id.size()) +
-                                     " bytes long; ids hold at most " +
-                                     std::to_string(kMaxIdSize) + " bytes");
-    }
-    return index;
+    return internal::CheckBlobName(options_.namespaces, ns, id, kMaxIdSize, "ids");
   }
 
   const RadosStoreOptions options_;
