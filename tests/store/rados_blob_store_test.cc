@@ -2,7 +2,8 @@
 // monitor and one in-memory OSD, started once per program by the first test that needs it).
 // BlobStoreContractTest runs the cases every BlobStore shares (reads, writes, outcomes,
 // namespaces, listing, many writes in flight) against LMDB and RADOS alike; RadosBlobStoreTest
-// what only RADOS has (raw corruption, bad options, an unreachable monitor, a stalled OSD).
+// what only RADOS has (raw corruption, bad options, an unreachable monitor, a stalled OSD, writes
+// through a limiter while the OSD is away).
 // The RADOS cases are skipped where ceph-mon and ceph-osd are not installed.
 #include "blobtune/store/rados_blob_store.h"
 
@@ -13,6 +14,7 @@
 #include <rados/librados.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -26,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/limiter.h"
 #include "crc32c.h"
 #include "temp_dir.h"
 
@@ -512,6 +516,126 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
   EXPECT_EQ(String(*again), "kept");
 }
 
+// Writes that go on while the OSD is away (stopped, then continued): with a limiter in front
+// (AIMD: a dropped access shrinks the limit), the limit falls while the OSD is away and grows
+// again after; every acknowledged write reads back intact, and every write that failed says
+// DEADLINE_EXCEEDED. (A memstore OSD loses its objects when killed, so "away" is SIGSTOP.)
+TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
+  RadosStoreOptions options = Options({ns_a_});
+  options.op_timeout = std::chrono::seconds(2);
+  auto opened = OpenRadosBlobStore(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<BlobStore> store = *std::move(opened);
+  tuner::LimiterOptions limiter_options;
+  auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");
+  ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
+  limiter_options.algorithm = *std::move(algorithm);
+  auto made = tuner::Limiter::Create(std::move(limiter_options));
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  std::unique_ptr<tuner::Limiter> limiter = *std::move(made);
+
+  // What the writes reported; the cv is signalled after each, once its permit is released.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint64_t> acknowledged;
+  std::vector<std::string> failures;
+  uint64_t in_flight = 0;
+  auto blob = [](uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n)); };
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (uint64_t n = 0; !stop.load(); ++n) {
+      StatusOr<tuner::Permit> permit = limiter->Acquire(std::chrono::seconds(5));
+      if (!permit.ok()) continue;
+      auto held = std::make_shared<tuner::Permit>(*std::move(permit));
+      {
+        std::lock_guard lock(mu);
+        ++in_flight;
+      }
+      auto done = [&, held, n](Status s) {
+        if (s.ok()) {
+          held->Success(4096);
+        } else {
+          held->Dropped();
+        }
+        std::lock_guard lock(mu);
+        if (s.ok()) {
+          acknowledged.push_back(n);
+        } else {
+          failures.push_back(s.ToString());
+        }
+        --in_flight;
+        cv.notify_all();
+      };
+      Status submitted =
+          store->SubmitWrite(WriteOp::Put(ns_a_, "w-" + std::to_string(n), blob(n)), done);
+      if (!submitted.ok()) done(submitted);
+    }
+  });
+  struct JoinWriter {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~JoinWriter() {
+      stop.store(true);
+      if (thread.joinable()) thread.join();
+    }
+  } join_writer{stop, writer};
+  // Waits until `ready()` holds (checked after every completion), at most `within`.
+  auto wait_until = [&](auto ready, std::chrono::seconds within) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, within, [&] { return ready(); });
+  };
+
+  ASSERT_TRUE(wait_until([&] { return acknowledged.size() >= 200; }, std::chrono::seconds(30)));
+  const int before = limiter->limit();
+  const pid_t osd = cluster->OsdPid();
+  ASSERT_GT(osd, 0);
+  ASSERT_EQ(kill(osd, SIGSTOP), 0);
+  struct Resume {
+    pid_t pid;
+    ~Resume() { kill(pid, SIGCONT); }
+  } resume{osd};
+  int lowest = before;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        lowest = std::min(lowest, limiter->limit());
+        return !failures.empty() && lowest < before;
+      },
+      std::chrono::seconds(30)))
+      << "limit " << limiter->limit() << " (before " << before << "), failures "
+      << failures.size();
+  size_t acknowledged_while_away = 0;
+  {
+    std::lock_guard lock(mu);
+    acknowledged_while_away = acknowledged.size();
+  }
+
+  ASSERT_EQ(kill(osd, SIGCONT), 0);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        lowest = std::min(lowest, limiter->limit());
+        return acknowledged.size() >= acknowledged_while_away + 200 && limiter->limit() > lowest;
+      },
+      std::chrono::seconds(60)))
+      << "limit " << limiter->limit() << " (lowest " << lowest << "), acknowledged "
+      << acknowledged.size();
+  const int after = limiter->limit();
+  stop.store(true);
+  writer.join();
+  ASSERT_TRUE(wait_until([&] { return in_flight == 0; }, std::chrono::seconds(30)));
+
+  std::lock_guard lock(mu);
+  for (uint64_t n : acknowledged) {
+    auto got = store->Get(ns_a_, "w-" + std::to_string(n));
+    ASSERT_TRUE(got.ok()) << "acknowledged write " << n << ": " << got.status().ToString();
+    ASSERT_EQ(*got, blob(n)) << "acknowledged write " << n;
+  }
+  for (const std::string& failure : failures) {
+    EXPECT_NE(failure.find("DEADLINE_EXCEEDED"), std::string::npos) << failure;
+  }
+  std::cout << "OSD away: limit " << before << " before, " << lowest << " lowest, " << after
+            << " after; " << acknowledged.size() << " acknowledged writes read back intact, "
+            << failures.size() << " failed with DEADLINE_EXCEEDED\n";
+}
 
 }  // namespace
 }  // namespace blobtune::store
