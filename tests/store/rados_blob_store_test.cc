@@ -135,6 +135,27 @@ class CompletionCounter {
   std::vector<std::string> failures_;
 };
 
+// Stops a process (the cluster's OSD) with SIGSTOP until Continue() or the end of the scope.
+class PausedOsd {
+ public:
+  explicit PausedOsd(pid_t pid) : pid_(pid), paused_(pid > 0 && kill(pid, SIGSTOP) == 0) {}
+  PausedOsd(const PausedOsd&) = delete;
+  PausedOsd& operator=(const PausedOsd&) = delete;
+  ~PausedOsd() { Continue(); }
+
+  bool paused() const { return paused_; }
+  // Lets the process run again; false if SIGCONT could not be sent.
+  bool Continue() {
+    if (!paused_) return true;
+    paused_ = false;
+    return kill(pid_, SIGCONT) == 0;
+  }
+
+ private:
+  const pid_t pid_;
+  bool paused_;
+};
+
 enum class Backend { kLmdb, kRados };
 
 // Opens the store under test. Each test gets its own two namespaces (RADOS: the cluster is
@@ -485,13 +506,8 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::unique_ptr<BlobStore> impatient = *std::move(opened);
 
-  const pid_t osd = cluster->OsdPid();
-  ASSERT_GT(osd, 0);
-  ASSERT_EQ(kill(osd, SIGSTOP), 0);
-  struct Resume {
-    pid_t pid;
-    ~Resume() { kill(pid, SIGCONT); }
-  } resume{osd};
+  PausedOsd osd(cluster->OsdPid());
+  ASSERT_TRUE(osd.paused());
 
   const auto start = std::chrono::steady_clock::now();
   auto got = impatient->Get(ns_a_, "before");
@@ -506,7 +522,7 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
   EXPECT_NE(counter.failures()[0].find("DEADLINE_EXCEEDED"), std::string::npos)
       << counter.failures()[0];
 
-  ASSERT_EQ(kill(osd, SIGCONT), 0);
+  ASSERT_TRUE(osd.Continue());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   StatusOr<std::vector<std::byte>> again = impatient->Get(ns_a_, "before");
   while (!again.ok() && std::chrono::steady_clock::now() < deadline) {
@@ -587,13 +603,8 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
 
   ASSERT_TRUE(wait_until([&] { return acknowledged.size() >= 200; }, std::chrono::seconds(30)));
   const int before = limiter->limit();
-  const pid_t osd = cluster->OsdPid();
-  ASSERT_GT(osd, 0);
-  ASSERT_EQ(kill(osd, SIGSTOP), 0);
-  struct Resume {
-    pid_t pid;
-    ~Resume() { kill(pid, SIGCONT); }
-  } resume{osd};
+  PausedOsd osd(cluster->OsdPid());
+  ASSERT_TRUE(osd.paused());
   int lowest = before;
   ASSERT_TRUE(wait_until(
       [&] {
@@ -609,7 +620,7 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
     acknowledged_while_away = acknowledged.size();
   }
 
-  ASSERT_EQ(kill(osd, SIGCONT), 0);
+  ASSERT_TRUE(osd.Continue());
   ASSERT_TRUE(wait_until(
       [&] {
         lowest = std::min(lowest, limiter->limit());
