@@ -64,7 +64,7 @@ every point once, in a shuffled order. Plants:
   --help                this text
 
 A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
-the defaults takes about 12 minutes on 2 cores. Ctrl-C stops after the point that runs.
+the defaults takes about 14 minutes on 2 cores. Ctrl-C stops after the point that runs.
 Exit status: 0 on success, 1 if a point fails, 2 on bad flags, 130 when interrupted.
 )";
 
