@@ -64,7 +64,6 @@ class ReaderGate {
   ReaderGate(const ReaderGate&) = delete;
   ReaderGate& operator=(const ReaderGate&) = delete;
 
-  size_t seats() const noexcept { return count_; }
   // Whether the seat at `index` keeps a transaction (Leave may pass one).
   bool Keeps(size_t index) const noexcept { return index < keeping_; }
 

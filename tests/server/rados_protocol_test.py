@@ -65,7 +65,7 @@ def protocol_checks(client):
         fail("an oversized PUT answered %d, expected 413" % status)
     client = Client(client.connection.port)  # A 413 may close the connection.
     client.expect("GET", "/blobs/photos/big", 404)
-    blob = bytes(range(256)) * 200  # 51,200 bytes: several RADOS reads' worth of a header.
+    blob = bytes(range(256)) * 200  # 51,200 bytes holding every byte value.
     client.expect("PUT", "/blobs/photos/bytes", 201, blob)
     got, _ = client.expect("GET", "/blobs/photos/bytes", 200)
     if got != blob:
