@@ -382,6 +382,10 @@ void KeepHeapResident() {
 
 }  // namespace
 
+void BlobStore::SubmitRead(std::string ns, std::string id, ReadCallback done) {
+  done(Get(ns, id));
+}
+
 bool IsOverload(const Status& status) noexcept {
   switch (status.code()) {
     case StatusCode::kDeadlineExceeded:

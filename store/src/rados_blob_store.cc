@@ -1,6 +1,6 @@
-// RadosBlobStore: the BlobStore over librados (see rados_blob_store.h). Reads are synchronous
-// librados calls on the caller's thread; writes are asynchronous RADOS operations whose
-// completions run on librados finisher threads.
+// RadosBlobStore: the BlobStore over librados (see rados_blob_store.h). Get, View, Stat and List
+// are synchronous librados calls on the caller's thread; SubmitRead and every write are
+// asynchronous RADOS operations whose completions run on librados finisher threads.
 #include "blobtune/store/rados_blob_store.h"
 
 #include <rados/librados.hpp>
@@ -60,6 +60,16 @@ struct PendingWrite {
   librados::AioCompletion* completion = nullptr;  // Of the operation in flight.
 };
 
+// One read from SubmitRead to its callback: the buffer librados fills and the completion.
+struct PendingRead {
+  RadosBlobStore* store = nullptr;
+  std::string ns;
+  std::string id;
+  librados::bufferlist bytes;  // The whole record, once the read completed.
+  ReadCallback done;
+  librados::AioCompletion* completion = nullptr;
+};
+
 class RadosBlobStore final : public BlobStore {
  public:
   RadosBlobStore(const RadosStoreOptions& options, std::unique_ptr<librados::Rados> cluster,
@@ -69,7 +79,7 @@ class RadosBlobStore final : public BlobStore {
   ~RadosBlobStore() override {
     {
       MutexLock lock(mu_);
-      while (in_flight_ > 0) cv_.Wait(lock);
+      while (writes_in_flight_ > 0 || reads_in_flight_ > 0) cv_.Wait(lock);
     }
     for (librados::IoCtx& io : ioctxs_) io.close();
     cluster_->shutdown();  // Joins the finisher threads: no callback runs after this.
@@ -118,6 +128,31 @@ class RadosBlobStore final : public BlobStore {
     }, out);
   }
 
+  // aio_read of the whole object; OnReadComplete decodes it as ReadBlob does.
+  void SubmitRead(std::string ns, std::string id, ReadCallback done) override {
+    StatusOr<size_t> index = Check(ns, id);
+    if (!index.ok()) return done(index.status());
+    auto r = std::make_unique<PendingRead>();
+    r->store = this;
+    r->ns = std::move(ns);
+    r->id = std::move(id);
+    r->done = std::move(done);
+    {
+      MutexLock lock(mu_);
+      ++reads_in_flight_;
+    }
+    r->completion = librados::Rados::aio_create_completion(r.get(), &OnReadComplete);
+    // Length 0 reads the whole object.
+    const int rc = ioctxs_[*index].aio_read(r->id, r->completion, &r->bytes, 0, 0);
+    if (rc < 0) {
+      r->completion->release();
+      r->completion = nullptr;
+      FinishRead(std::move(r), rc);
+      return;
+    }
+    r.release();  // Owned by the completion until OnReadComplete.
+  }
+
   Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
                   ViewFn fn) override {
     return ReadBlob(ns, id, Verifies(options), fn, nullptr);
@@ -147,7 +182,7 @@ class RadosBlobStore final : public BlobStore {
     StoreStats s;
     s.commits = commits_.load(std::memory_order_relaxed);
     MutexLock lock(mu_);
-    s.queued_writes = in_flight_;
+    s.queued_writes = writes_in_flight_;
     return s;
   }
 
@@ -160,6 +195,31 @@ class RadosBlobStore final : public BlobStore {
     w->completion->release();
     w->completion = nullptr;
     w->store->Finish(std::unique_ptr<PendingWrite>(w), rc);
+  }
+
+  // The librados completion callback of SubmitRead: runs on a librados finisher thread.
+  static void OnReadComplete(librados::completion_t, void* arg) {
+    std::unique_ptr<PendingRead> r(static_cast<PendingRead*>(arg));
+    const int rc = r->completion->get_return_value();
+    r->completion->release();  // As in OnWriteComplete.
+    r->completion = nullptr;
+    r->store->FinishRead(std::move(r), rc);
+  }
+
+  // The end of a submitted read whose librados call returned `rc`: decodes the record, verifies
+  // it, and runs the caller's callback.
+  void FinishRead(std::unique_ptr<PendingRead> r, int rc) {
+    StatusOr<std::vector<std::byte>> result = std::vector<std::byte>();
+    Status s = DecodeRead(rc, r->bytes, r->ns, r->id, Verifies(ReadOptions()),
+                          [&](std::span<const std::byte> bytes, const BlobInfo&) {
+                            result->assign(bytes.begin(), bytes.end());
+                          });
+    if (!s.ok()) result = std::move(s);
+    ReadCallback done = std::move(r->done);
+    r.reset();
+    done(std::move(result));
+    MutexLock lock(mu_);  // After the callback: the destructor must not run while it does.
+    if (--reads_in_flight_ == 0 && writes_in_flight_ == 0) cv_.NotifyAll();
   }
 
   // Sends the RADOS operation of `w`'s current attempt; on ok its completion will call
@@ -197,7 +257,7 @@ class RadosBlobStore final : public BlobStore {
     }
     {
       MutexLock lock(mu_);
-      ++in_flight_;
+      ++writes_in_flight_;
     }
     const int rc = Issue(w.get());
     if (rc < 0) {
@@ -249,7 +309,7 @@ class RadosBlobStore final : public BlobStore {
 
   void EndWrite() {
     MutexLock lock(mu_);
-    if (--in_flight_ == 0) cv_.NotifyAll();
+    if (--writes_in_flight_ == 0 && reads_in_flight_ == 0) cv_.NotifyAll();
   }
 
   static std::string WriteName(const PendingWrite& w) {
@@ -300,18 +360,25 @@ class RadosBlobStore final : public BlobStore {
     librados::bufferlist bl;
     // Length 0 reads the whole object.
     const int rc = ioctxs_[*index].read(std::string(id), bl, 0, 0);
+    Status s = DecodeRead(rc, bl, ns, id, verify, fn);
+    if (clear_on_data_loss != nullptr && s.code() == StatusCode::kDataLoss) {
+      clear_on_data_loss->clear();
+    }
+    return s;
+  }
+
+  // What a read of the whole object that returned `rc` into `bl` found: NOT_FOUND, the error,
+  // or a record whose header (and, if `verify`, bytes) check out, handed to fn(bytes, info).
+  template <typename F>
+  static Status DecodeRead(int rc, librados::bufferlist& bl, std::string_view ns,
+                           std::string_view id, bool verify, F&& fn) {
     if (rc == -ENOENT) return Status::NotFound(BlobName(ns, id) + " does not exist");
     if (rc < 0) return internal::RadosStatus(rc, "read of " + BlobName(ns, id));
     BlobInfo info;
     std::span<const std::byte> payload;
     Status s = internal::DecodeRecord(AsBytes(bl), id, &info, &payload);
     if (s.ok() && verify) s = internal::VerifyPayload(payload, info, id);
-    if (!s.ok()) {
-      if (clear_on_data_loss != nullptr && s.code() == StatusCode::kDataLoss) {
-        clear_on_data_loss->clear();
-      }
-      return s.WithContext("namespace '" + std::string(ns) + "'");
-    }
+    if (!s.ok()) return s.WithContext("namespace '" + std::string(ns) + "'");
     fn(payload, info);
     return Status::Ok();
   }
@@ -341,8 +408,9 @@ class RadosBlobStore final : public BlobStore {
   std::vector<librados::IoCtx> ioctxs_;  // Parallel to options_.namespaces; read-only after open.
   std::atomic<uint64_t> commits_{0};
   mutable Mutex mu_;
-  CondVar cv_;  // Signalled when in_flight_ drops to zero.
-  uint64_t in_flight_ GUARDED_BY(mu_) = 0;
+  CondVar cv_;  // Signalled when nothing is in flight any more.
+  uint64_t writes_in_flight_ GUARDED_BY(mu_) = 0;  // Writes sent, callback not yet returned.
+  uint64_t reads_in_flight_ GUARDED_BY(mu_) = 0;  // Submitted reads, the same.
 };
 
 StatusOr<std::vector<ListEntry>> RadosBlobStore::List(std::string_view ns,

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -133,6 +134,36 @@ class CompletionCounter {
   std::condition_variable cv_;
   size_t done_ = 0;
   std::vector<std::string> failures_;
+};
+
+// Collects the results of submitted reads, with a deadline.
+class ReadResults {
+ public:
+  explicit ReadResults(size_t count) : results_(count) {}
+  ReadCallback Callback(size_t index) {
+    return [this, index](StatusOr<std::vector<std::byte>> got) {
+      std::lock_guard lock(mu_);
+      results_[index] = std::move(got);
+      ++done_;
+      cv_.notify_all();
+    };
+  }
+  bool WaitForAll(std::chrono::seconds deadline) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, deadline, [&] { return done_ == results_.size(); });
+  }
+  size_t done() {
+    std::lock_guard lock(mu_);
+    return done_;
+  }
+  // REQUIRES: WaitForAll returned true.
+  const StatusOr<std::vector<std::byte>>& result(size_t index) { return *results_[index]; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t done_ = 0;
+  std::vector<std::optional<StatusOr<std::vector<std::byte>>>> results_;
 };
 
 // Stops a process (the cluster's OSD) with SIGSTOP until Continue() or the end of the scope.
@@ -446,16 +477,51 @@ TEST_P(BlobStoreContractTest, ManySubmittedWritesAreAllAcknowledgedAndReadable) 
   EXPECT_EQ(store_->Get(ns_a_, "w-0").status().code(), StatusCode::kNotFound);
 }
 
-TEST_P(BlobStoreContractTest, DestroyingTheStoreWaitsForWritesInFlight) {
+// Reads submitted all at once (RADOS: all in flight together, no thread each) each complete once
+// with the blob, NOT_FOUND, or, for a bad request, inside the call.
+TEST_P(BlobStoreContractTest, SubmittedReadsAnswerEachRead) {
+  constexpr size_t kBlobs = 100;
+  for (size_t i = 0; i < kBlobs; ++i) {
+    ASSERT_TRUE(store_->Put(ns_a_, "r-" + std::to_string(i), Pattern(i * 997, uint32_t(i))).ok());
+  }
+  ReadResults results(kBlobs + 1);
+  for (size_t i = 0; i < kBlobs; ++i) {
+    store_->SubmitRead(ns_a_, "r-" + std::to_string(i), results.Callback(i));
+  }
+  store_->SubmitRead(ns_a_, "no-such", results.Callback(kBlobs));
+  ASSERT_TRUE(results.WaitForAll(std::chrono::seconds(30)));
+  for (size_t i = 0; i < kBlobs; ++i) {
+    ASSERT_TRUE(results.result(i).ok()) << i << ": " << results.result(i).status().ToString();
+    EXPECT_EQ(*results.result(i), Pattern(i * 997, uint32_t(i))) << i;
+  }
+  EXPECT_EQ(results.result(kBlobs).status().code(), StatusCode::kNotFound);
+
+  ReadResults bad(2);
+  store_->SubmitRead("no-such-namespace", "r-0", bad.Callback(0));
+  store_->SubmitRead(ns_a_, "", bad.Callback(1));
+  ASSERT_EQ(bad.done(), 2u);  // Completed inside the calls.
+  EXPECT_EQ(bad.result(0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.result(1).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(BlobStoreContractTest, DestroyingTheStoreWaitsForWritesAndReadsInFlight) {
+  ASSERT_TRUE(store_->Put(ns_b_, "read-me", Pattern(4096, 7)).ok());
   CompletionCounter counter;
+  ReadResults reads(20);
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(store_->SubmitWrite(WriteOp::Put(ns_a_, "d-" + std::to_string(i), Pattern(64, i)),
                                     counter.Callback())
                     .ok());
+    store_->SubmitRead(ns_b_, "read-me", reads.Callback(i));
   }
   store_.reset();
   EXPECT_TRUE(counter.WaitFor(20, std::chrono::seconds(0)));
   EXPECT_TRUE(counter.failures().empty());
+  ASSERT_TRUE(reads.WaitForAll(std::chrono::seconds(0)));
+  for (size_t i = 0; i < 20; ++i) {
+    ASSERT_TRUE(reads.result(i).ok()) << reads.result(i).status().ToString();
+    EXPECT_EQ(*reads.result(i), Pattern(4096, 7));
+  }
 }
 
 TEST_F(RadosBlobStoreTest, BadOptionsAreInvalidArgument) {
@@ -513,6 +579,13 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
   auto got = impatient->Get(ns_a_, "before");
   EXPECT_EQ(got.status().code(), StatusCode::kDeadlineExceeded) << got.status().ToString();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // A submitted read returns at once and fails once op_timeout has passed.
+  ReadResults read(1);
+  impatient->SubmitRead(ns_a_, "before", read.Callback(0));
+  EXPECT_EQ(read.done(), 0u);
+  ASSERT_TRUE(read.WaitForAll(std::chrono::seconds(10)));
+  EXPECT_EQ(read.result(0).status().code(), StatusCode::kDeadlineExceeded)
+      << read.result(0).status().ToString();
   CompletionCounter counter;
   ASSERT_TRUE(impatient->SubmitWrite(WriteOp::Put(ns_a_, "during", Bytes("lost")),
                                      counter.Callback())

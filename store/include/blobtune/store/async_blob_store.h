@@ -4,7 +4,7 @@
 // access went so the limiter's algorithm can move the limit.
 //
 //   asio::io_context io;                  // completions run here
-//   asio::thread_pool reads(2);           // Get runs here, never on the io thread
+//   asio::thread_pool reads(2);           // reads start here, never on the io thread
 //   auto writes = tuner::Limiter::Create({.algorithm = ...}).value();
 //   store::AsyncBlobStore blobs(*store, io.get_executor(), reads.get_executor(),
 //                               /*read_limiter=*/nullptr, writes.get());
@@ -28,8 +28,10 @@
 //      store. CANCELLED (Limiter::CancelWaiters) and RESOURCE_EXHAUSTED (limiter queue full)
 //      end it the same way.
 //   2. Access: a put or erase goes to BlobStore::SubmitWrite and the permit stays held until the
-//      commit holding it is durable (the latency the tuner must see is the commit's); a get runs
-//      BlobStore::Get on the read executor, inside one read transaction on one thread.
+//      commit holding it is durable (the latency the tuner must see is the commit's); a get
+//      calls BlobStore::SubmitRead on the read executor and holds its permit until the read is
+//      done: LMDB reads there, in one read transaction; RADOS sends the read from there and
+//      completes it on a librados thread, so reads in flight need no read thread each.
 //   3. Outcome, reported on the thread that finished the access, before the handler runs:
 //        ok                                     -> Permit::Success(blob bytes; 0 for an erase)
 //        IsOverload(status): full write queue,  -> Permit::Dropped()
@@ -177,7 +179,7 @@ class AsyncWriteOp {
   WriteOp op_;
 };
 
-// Get: permit, BlobStore::Get on the read executor, outcome right after the read.
+// Get: permit, BlobStore::SubmitRead from the read executor, outcome right after the read.
 class AsyncGetOp {
  public:
   using Result = StatusOr<std::vector<std::byte>>;
@@ -218,14 +220,27 @@ class AsyncGetOp {
     boost::asio::any_io_executor reads = reads_;
     std::string ns = std::move(ns_);
     std::string id = std::move(id_);
+    // ReadCallback is a std::function and must be copyable; the composed operation is
+    // move-only, so the callback shares it through a shared_ptr.
+    auto parked = std::make_shared<Parked<Self>>(Parked<Self>{std::move(self), std::move(permit)});
     // A plain lambda (no associated executor), so it runs on `reads`, not on the handler's.
-    boost::asio::post(reads, [self = std::move(self), permit = std::move(permit), store,
-                              ns = std::move(ns), id = std::move(id)]() mutable {
-      Result got = store->Get(ns, id);  // One read transaction, opened and closed right here.
-      ReportAccess(permit, got.status(), got.ok() ? got->size() : 0);
-      ResumeOn(std::move(self), AccessDone<Result>{std::move(got)});
+    boost::asio::post(reads, [parked = std::move(parked), store, ns = std::move(ns),
+                              id = std::move(id)]() mutable {
+      // LMDB reads right here; RADOS sends the read and calls back from a librados thread.
+      store->SubmitRead(std::move(ns), std::move(id), [parked](Result got) {
+        // Right after the read: the permit's latency ends here.
+        ReportAccess(parked->permit, got.status(), got.ok() ? got->size() : 0);
+        ResumeOn(std::move(parked->self), AccessDone<Result>{std::move(got)});
+      });
     });
   }
+
+  // The operation, parked while the store has the read.
+  template <typename Self>
+  struct Parked {
+    Self self;
+    tuner::Permit permit;
+  };
 
   BlobStore* store_;
   tuner::Limiter* limiter_;
@@ -241,10 +256,10 @@ class AsyncGetOp {
 class AsyncBlobStore {
  public:
   // `io`: where waits for permits run and where handlers without an executor of their own
-  // complete. `reads`: where Get runs (e.g. an asio::thread_pool's executor); it may be `io`
-  // itself only if blocking an io thread for a read is acceptable. `read_limiter` and
-  // `write_limiter` gate reads and writes (they may be the same limiter); null admits
-  // everything. None is owned; all must outlive this object's operations.
+  // complete. `reads`: where reads start (e.g. an asio::thread_pool's executor; an LMDB read
+  // runs there whole); it may be `io` itself only if blocking an io thread for a read is
+  // acceptable. `read_limiter` and `write_limiter` gate reads and writes (they may be the same
+  // limiter); null admits everything. None is owned; all must outlive this object's operations.
   AsyncBlobStore(BlobStore& store, boost::asio::any_io_executor io,
                  boost::asio::any_io_executor reads, tuner::Limiter* read_limiter,
                  tuner::Limiter* write_limiter);
@@ -309,7 +324,8 @@ class AsyncBlobStore {
         token, io_);
   }
 
-  // BlobStore::Get (a verified copy) on the read executor, through the read limiter.
+  // BlobStore::Get (a verified copy) through the read limiter, started on the read executor
+  // (BlobStore::SubmitRead).
   // Completion: void(StatusOr<std::vector<std::byte>>).
   template <typename CompletionToken>
   auto AsyncGet(std::string ns, std::string id, TimePoint deadline, CompletionToken&& token) {

@@ -35,7 +35,10 @@
 // - ViewBlob is not zero-copy: RADOS has no view of an object's bytes. It reads the object into
 //   a buffer and calls `fn` with that buffer (valid only during the call).
 // - Get reads the whole object, then copies the bytes out (verified first unless ReadOptions
-//   say otherwise). Stat reads only the 32-byte header; Exists is a RADOS stat.
+//   say otherwise). Stat reads only the 32-byte header; Exists is a RADOS stat. These wait on
+//   the calling thread; SubmitRead (under AsyncBlobStore::AsyncGet) sends an aio_read and
+//   returns, its callback running on a librados finisher thread when the OSD answered, so a
+//   read holds no thread while it is in flight.
 // - List costs O(objects in the namespace) per page: RADOS lists objects in hash order, so every
 //   page walks the whole namespace, keeps the ids with the prefix after `start_after`, sorts them
 //   and reads the header of the ones it returns. Fine for thousands of blobs, not for millions.
@@ -60,7 +63,8 @@
 // visibility everywhere, or the RADOS store behind a shared library).
 //
 // Thread-safety: all methods are safe to call from any number of threads at once. Destroying the
-// store waits for the writes in flight, then shuts the cluster connection down.
+// store waits for the writes and submitted reads in flight, then shuts the cluster connection
+// down.
 #ifndef BLOBTUNE_STORE_RADOS_BLOB_STORE_H_
 #define BLOBTUNE_STORE_RADOS_BLOB_STORE_H_
 
