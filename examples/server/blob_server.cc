@@ -53,8 +53,7 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   return tuner::Limiter::Create(std::move(limiter));
 }
 
-// The store the options name, its operations reported to `observer` (LMDB only: the RADOS
-// store reports its figures through Stats()).
+// The store the options name, its operations reported to `observer`.
 StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& options,
                                                       store::StoreObserver* observer) {
   if (options.store == StoreBackend::kRados) {
@@ -64,6 +63,7 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& optio
     rados.pool = options.rados_pool;
     rados.namespaces = options.namespaces;
     rados.max_blob_size_bytes = options.max_blob_size_bytes;
+    rados.observer = observer;
     return store::OpenRadosBlobStore(rados);
 #else
     return Status::InvalidArgument("this build has no RADOS store");

@@ -58,6 +58,7 @@ struct PendingWrite {
   int outcome_attempts = 0;
   WriteCallback done;
   librados::AioCompletion* completion = nullptr;  // Of the operation in flight.
+  TimePoint sent{};  // When the first attempt was sent, for CommitEvent::latency.
 };
 
 // One read from SubmitRead to its callback: the buffer librados fills and the completion.
@@ -74,7 +75,11 @@ class RadosBlobStore final : public BlobStore {
  public:
   RadosBlobStore(const RadosStoreOptions& options, std::unique_ptr<librados::Rados> cluster,
                  std::vector<librados::IoCtx> ioctxs)
-      : options_(options), cluster_(std::move(cluster)), ioctxs_(std::move(ioctxs)) {}
+      : options_(options), cluster_(std::move(cluster)), ioctxs_(std::move(ioctxs)) {
+    if (observer_ == nullptr) return;
+    std::vector<std::string_view> names(options_.namespaces.begin(), options_.namespaces.end());
+    observer_->OnOpen(names.data(), names.size());
+  }
 
   ~RadosBlobStore() override {
     {
@@ -122,16 +127,17 @@ class RadosBlobStore final : public BlobStore {
   Status Get(const ReadOptions& options, std::string_view ns, std::string_view id,
              std::vector<std::byte>* out, BlobInfo* info) override {
     const bool verify = Verifies(options);
-    return ReadBlob(ns, id, verify, [&](std::span<const std::byte> bytes, const BlobInfo& i) {
+    Status s = ReadBlob(ns, id, verify, [&](std::span<const std::byte> bytes, const BlobInfo& i) {
       out->assign(bytes.begin(), bytes.end());
       if (info != nullptr) *info = i;
     }, out);
+    return Report(StoreOp::kGet, ns, std::move(s), out->size());
   }
 
   // aio_read of the whole object; OnReadComplete decodes it as ReadBlob does.
   void SubmitRead(std::string ns, std::string id, ReadCallback done) override {
     StatusOr<size_t> index = Check(ns, id);
-    if (!index.ok()) return done(index.status());
+    if (!index.ok()) return done(Report(StoreOp::kGet, ns, index.status(), 0));
     auto r = std::make_unique<PendingRead>();
     r->store = this;
     r->ns = std::move(ns);
@@ -155,28 +161,44 @@ class RadosBlobStore final : public BlobStore {
 
   Status ViewBlob(const ReadOptions& options, std::string_view ns, std::string_view id,
                   ViewFn fn) override {
-    return ReadBlob(ns, id, Verifies(options), fn, nullptr);
+    uint64_t size = 0;
+    Status s = ReadBlob(ns, id, Verifies(options),
+                        [&](std::span<const std::byte> bytes, const BlobInfo& info) {
+                          size = bytes.size();
+                          fn(bytes, info);
+                        },
+                        nullptr);
+    return Report(StoreOp::kView, ns, std::move(s), size);
   }
 
   StatusOr<BlobInfo> Stat(std::string_view ns, std::string_view id) override {
     StatusOr<size_t> index = Check(ns, id);
-    if (!index.ok()) return index.status();
-    return ReadHeader(*index, id);
+    if (!index.ok()) return Report(StoreOp::kStat, ns, index.status(), 0);
+    StatusOr<BlobInfo> info = ReadHeader(*index, id);
+    Report(StoreOp::kStat, ns, info.status(), info.ok() ? info->size_bytes : 0);
+    return info;
   }
 
   StatusOr<bool> Exists(std::string_view ns, std::string_view id) override {
     StatusOr<size_t> index = Check(ns, id);
-    if (!index.ok()) return index.status();
+    if (!index.ok()) return Report(StoreOp::kExists, ns, index.status(), 0);
     uint64_t size = 0;
     time_t mtime = 0;
     const int rc = ioctxs_[*index].stat(std::string(id), &size, &mtime);
-    if (rc == -ENOENT) return false;
-    if (rc < 0) return internal::RadosStatus(rc, "stat of " + BlobName(ns, id));
-    return true;
+    if (rc < 0 && rc != -ENOENT) {
+      return Report(StoreOp::kExists, ns, internal::RadosStatus(rc, "stat of " + BlobName(ns, id)),
+                    0);
+    }
+    Report(StoreOp::kExists, ns, Status::Ok(), 0);
+    return rc != -ENOENT;
   }
 
   StatusOr<std::vector<ListEntry>> List(std::string_view ns, std::string_view prefix, size_t limit,
-                                        std::string_view start_after) override;
+                                        std::string_view start_after) override {
+    StatusOr<std::vector<ListEntry>> page = ListPage(ns, prefix, limit, start_after);
+    Report(StoreOp::kList, ns, page.status(), 0);
+    return page;
+  }
 
   StoreStats Stats() const override {
     StoreStats s;
@@ -214,6 +236,7 @@ class RadosBlobStore final : public BlobStore {
                           [&](std::span<const std::byte> bytes, const BlobInfo&) {
                             result->assign(bytes.begin(), bytes.end());
                           });
+    Report(StoreOp::kGet, r->ns, s, result.ok() ? result->size() : 0);
     if (!s.ok()) result = std::move(s);
     ReadCallback done = std::move(r->done);
     r.reset();
@@ -252,6 +275,7 @@ class RadosBlobStore final : public BlobStore {
   // Counts `w` in flight and sends it; the destructor waits for the count to drop to zero.
   Status Send(std::unique_ptr<PendingWrite> w) {
     w->store = this;
+    w->sent = Clock::Steady().Now();
     if (w->kind == WriteOp::Kind::kPut && w->outcome_out != nullptr) {
       w->attempt = PendingWrite::Attempt::kCreate;
     }
@@ -262,6 +286,7 @@ class RadosBlobStore final : public BlobStore {
     const int rc = Issue(w.get());
     if (rc < 0) {
       Status s = internal::RadosStatus(rc, WriteName(*w));
+      Report(OpOf(*w), w->ns, s, 0);
       EndWrite();
       return s;
     }
@@ -301,6 +326,15 @@ class RadosBlobStore final : public BlobStore {
       }
       commits_.fetch_add(1, std::memory_order_relaxed);
     }
+    if (observer_ != nullptr) {
+      const uint64_t bytes = w->kind == WriteOp::Kind::kPut ? w->record.length() : 0;
+      Report(OpOf(*w), w->ns, s, bytes > internal::kHeaderSize ? bytes - internal::kHeaderSize : 0);
+      // A missing blob's erase changed nothing in the cluster: no commit to report.
+      if (s.code() != StatusCode::kNotFound) {
+        observer_->OnCommit(CommitEvent{Clock::Steady().Now() - w->sent, 1, bytes,
+                                        w->outcome_attempts + 1, s.ok()});
+      }
+    }
     WriteCallback done = std::move(w->done);
     w.reset();
     done(std::move(s));
@@ -310,6 +344,24 @@ class RadosBlobStore final : public BlobStore {
   void EndWrite() {
     MutexLock lock(mu_);
     if (--writes_in_flight_ == 0 && reads_in_flight_ == 0) cv_.NotifyAll();
+  }
+
+  StatusOr<std::vector<ListEntry>> ListPage(std::string_view ns, std::string_view prefix,
+                                            size_t limit, std::string_view start_after);
+
+  static StoreOp OpOf(const PendingWrite& w) {
+    return w.kind == WriteOp::Kind::kPut ? StoreOp::kPut : StoreOp::kErase;
+  }
+
+  // Reports `s`, the outcome of `op` on namespace `ns`, to the observer; returns `s`.
+  Status Report(StoreOp op, std::string_view ns, Status s, uint64_t bytes) const {
+    if (observer_ == nullptr) return s;
+    if (!s.ok()) {
+      observer_->OnError(op, s.code());
+    } else if (StatusOr<size_t> index = Check(ns, "-"); index.ok()) {
+      observer_->OnOperation(op, *index, bytes);
+    }
+    return s;
   }
 
   static std::string WriteName(const PendingWrite& w) {
@@ -404,6 +456,7 @@ class RadosBlobStore final : public BlobStore {
   }
 
   const RadosStoreOptions options_;
+  StoreObserver* const observer_ = options_.observer;
   std::unique_ptr<librados::Rados> cluster_;
   std::vector<librados::IoCtx> ioctxs_;  // Parallel to options_.namespaces; read-only after open.
   std::atomic<uint64_t> commits_{0};
@@ -413,9 +466,9 @@ class RadosBlobStore final : public BlobStore {
   uint64_t reads_in_flight_ GUARDED_BY(mu_) = 0;  // Submitted reads, the same.
 };
 
-StatusOr<std::vector<ListEntry>> RadosBlobStore::List(std::string_view ns,
-                                                      std::string_view prefix, size_t limit,
-                                                      std::string_view start_after) {
+StatusOr<std::vector<ListEntry>> RadosBlobStore::ListPage(std::string_view ns,
+                                                          std::string_view prefix, size_t limit,
+                                                          std::string_view start_after) {
   StatusOr<size_t> index = Check(ns, "-");  // A placeholder id: only the namespace matters.
   if (!index.ok()) return index.status();
   if (limit < 1) return Status::InvalidArgument("List limit must be >= 1");

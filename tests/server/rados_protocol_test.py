@@ -77,6 +77,17 @@ def protocol_checks(client):
     for name in (b"blobtune_limiter_limit", b"blobtune_store_commits_total"):
         if name not in metrics:
             fail("/metrics lacks %s" % name.decode())
+    # The RADOS store reports its operations and acknowledged writes like the LMDB store.
+    def count(name, *labels):
+        for line in metrics.decode("utf-8").splitlines():
+            if line.startswith(name + "{") and all(label in line for label in labels):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+    for name, labels in (("blobtune_store_operations_total", ('op="put"', 'namespace="photos"')),
+                         ("blobtune_store_operations_total", ('op="get"', 'namespace="photos"')),
+                         ("blobtune_store_commits_total", ('result="ok"',))):
+        if count(name, *labels) < 1:
+            fail("/metrics: %s%r is not above 0" % (name, labels))
     client.expect("GET", "/healthz", 200)
     return client
 

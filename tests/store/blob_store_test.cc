@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "blobtune/store/store_observer.h"
+#include "counting_observer.h"
 #include "temp_dir.h"
 
 namespace blobtune::store {
@@ -19,38 +20,8 @@ namespace {
 using testing::Bytes;
 using testing::Pattern;
 using testing::String;
+using testing::CountingObserver;
 using testing::TempDir;
-
-class CountingObserver : public StoreObserver {
- public:
-  void OnOperation(StoreOp op, size_t, uint64_t bytes) override {
-    ops[static_cast<int>(op)].fetch_add(1);
-    op_bytes[static_cast<int>(op)].fetch_add(bytes);
-  }
-  void OnError(StoreOp, StatusCode code) override { errors[static_cast<int>(code)].fetch_add(1); }
-  void OnCommit(const CommitEvent& e) override {
-    commits.fetch_add(1);
-    committed_ops.fetch_add(e.operations);
-    max_batch.store(std::max(max_batch.load(), e.operations));
-  }
-  void OnMapUsage(uint64_t map, uint64_t used) override {
-    map_size.store(map);
-    used_bytes.store(used);
-  }
-  void OnMapGrown(uint64_t, uint64_t, Duration) override { growths.fetch_add(1); }
-  void OnOpen(const std::string_view*, size_t count) override { namespaces.store(count); }
-
-  std::atomic<uint64_t> ops[8]{};
-  std::atomic<uint64_t> op_bytes[8]{};
-  std::atomic<uint64_t> errors[16]{};
-  std::atomic<uint64_t> commits{0};
-  std::atomic<uint64_t> committed_ops{0};
-  std::atomic<size_t> max_batch{0};
-  std::atomic<uint64_t> map_size{0};
-  std::atomic<uint64_t> used_bytes{0};
-  std::atomic<uint64_t> growths{0};
-  std::atomic<size_t> namespaces{0};
-};
 
 class BlobStoreTest : public ::testing::Test {
  protected:

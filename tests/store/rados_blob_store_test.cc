@@ -31,6 +31,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "counting_observer.h"
 #include "crc32c.h"
 #include "temp_dir.h"
 
@@ -38,6 +39,7 @@ namespace blobtune::store {
 namespace {
 
 using testing::Bytes;
+using testing::CountingObserver;
 using testing::Pattern;
 using testing::String;
 
@@ -204,6 +206,7 @@ class StoreFixture : public ::testing::Test {
       options.directory = lmdb_dir_.Sub("store");
       options.namespaces = {ns_a_, ns_b_};
       options.max_blob_size_bytes = kMaxBlobSize;
+      options.observer = &observer_;
       auto opened = BlobStore::Open(options);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       store_ = *std::move(opened);
@@ -212,7 +215,9 @@ class StoreFixture : public ::testing::Test {
     cluster->EnsureStarted();
     if (!cluster->skip_reason().empty()) GTEST_SKIP() << cluster->skip_reason();
     ASSERT_TRUE(cluster->started()) << "rados-cluster start failed:\n" << cluster->start_output();
-    auto opened = OpenRadosBlobStore(Options({ns_a_, ns_b_}));
+    RadosStoreOptions options = Options({ns_a_, ns_b_});
+    options.observer = &observer_;
+    auto opened = OpenRadosBlobStore(options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = *std::move(opened);
   }
@@ -230,6 +235,7 @@ class StoreFixture : public ::testing::Test {
   }
 
   Backend backend_ = Backend::kLmdb;
+  CountingObserver observer_;  // Outlives store_ (declared first).
   testing::TempDir lmdb_dir_;
   std::string ns_a_;
   std::string ns_b_;
@@ -475,6 +481,41 @@ TEST_P(BlobStoreContractTest, ManySubmittedWritesAreAllAcknowledgedAndReadable) 
   ASSERT_EQ(erased.failures().size(), 1u);
   EXPECT_NE(erased.failures()[0].find("NOT_FOUND"), std::string::npos) << erased.failures()[0];
   EXPECT_EQ(store_->Get(ns_a_, "w-0").status().code(), StatusCode::kNotFound);
+}
+
+// The observer hears of every operation, its errors and the commits, as the metrics need them.
+TEST_P(BlobStoreContractTest, ObserverSeesEveryOperation) {
+  auto count = [&](StoreOp op) { return observer_.ops[static_cast<int>(op)].load(); };
+  auto bytes = [&](StoreOp op) { return observer_.op_bytes[static_cast<int>(op)].load(); };
+  EXPECT_EQ(observer_.namespaces.load(), 2u);
+  ASSERT_TRUE(store_->Put(ns_a_, "one", Pattern(1000, 1)).ok());
+  ASSERT_TRUE(store_->Put(ns_b_, "two", Pattern(24, 2)).ok());
+  ASSERT_TRUE(store_->Get(ns_a_, "one").ok());
+  ASSERT_TRUE(store_->View(ns_b_, "two", [](std::span<const std::byte>, const BlobInfo&) {}).ok());
+  ASSERT_TRUE(store_->Stat(ns_a_, "one").ok());
+  ASSERT_TRUE(store_->Exists(ns_a_, "none").ok());
+  ASSERT_TRUE(store_->List(ns_a_, "", 10).ok());
+  ReadResults read(1);
+  store_->SubmitRead(ns_a_, "one", read.Callback(0));
+  ASSERT_TRUE(read.WaitForAll(std::chrono::seconds(30)));
+  ASSERT_TRUE(store_->Erase(ns_b_, "two").ok());
+  EXPECT_EQ(store_->Get(ns_a_, "missing").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Erase(ns_a_, "missing").code(), StatusCode::kNotFound);
+
+  EXPECT_EQ(count(StoreOp::kPut), 2u);
+  EXPECT_EQ(bytes(StoreOp::kPut), 1024u);
+  EXPECT_EQ(count(StoreOp::kGet), 2u);  // Get and SubmitRead.
+  EXPECT_EQ(bytes(StoreOp::kGet), 2000u);
+  EXPECT_EQ(count(StoreOp::kView), 1u);
+  EXPECT_EQ(bytes(StoreOp::kView), 24u);
+  EXPECT_EQ(count(StoreOp::kStat), 1u);
+  EXPECT_EQ(count(StoreOp::kExists), 1u);
+  EXPECT_EQ(count(StoreOp::kList), 1u);
+  EXPECT_EQ(count(StoreOp::kErase), 1u);
+  EXPECT_EQ(observer_.errors[static_cast<int>(StatusCode::kNotFound)].load(), 2u);
+  // Every write reached a commit: LMDB's group commits, one acknowledgement each for RADOS.
+  EXPECT_GE(observer_.committed_ops.load(), 3u);
+  EXPECT_GE(observer_.commits.load(), 1u);
 }
 
 // Reads submitted all at once (RADOS: all in flight together, no thread each) each complete once

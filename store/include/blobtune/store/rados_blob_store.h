@@ -52,15 +52,12 @@
 // namespace, id of 1..511 bytes), RESOURCE_EXHAUSTED for a blob over max_blob_size_bytes, other
 // RADOS errors as INTERNAL/UNAVAILABLE with the errno text.
 //
-// Known issue: a program that also compiles in Boost.Asio (AsyncBlobStore) crashed in librados'
-// MonClient::handle_config while connecting when built with ASan or TSan; built without
-// sanitizers it ran its tests cleanly (Ceph 16.2.15, Boost 1.74). Likely cause: libceph-common
-// uses its own Boost.Asio, and the program exports its Boost 1.74 copies of the same symbols
-// (nm -D shows call_stack<thread_context>::top_, execution_context::~execution_context, service
-// ids), so the dynamic linker binds libceph-common to them. Normal builds of such programs (the
-// blob server, the delivery benchmark and the plant bench with a RADOS store) pass their tests;
-// sanitizer builds of them are not supported until the two copies are isolated (hidden
-// visibility everywhere, or the RADOS store behind a shared library).
+// Boost.Asio in the same program: libceph-common carries its own copy of Asio, built with
+// BOOST_ASIO_DISABLE_THREAD_KEYWORD_EXTENSION, and shares Asio's per-thread call stacks (template
+// statics merged by the dynamic linker) with the program. Every Asio user in a program with this
+// store must therefore be built with that definition too; blobtune::tuner_asio (and so
+// blobtune::store) carries it as a usage requirement. Without it, such a program built with
+// ASan crashed in librados' MonClient::handle_config while connecting.
 //
 // Thread-safety: all methods are safe to call from any number of threads at once. Destroying the
 // store waits for the writes and submitted reads in flight, then shuts the cluster connection
@@ -76,6 +73,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/status.h"
 #include "blobtune/tuner/status_or.h"
@@ -101,6 +99,11 @@ struct RadosStoreOptions {
   // How long connecting and each RADOS operation may take before it fails (UNAVAILABLE at open,
   // DEADLINE_EXCEEDED after). Ceph takes whole seconds: rounded up, at least 1 s. Default: 30 s.
   Duration op_timeout = std::chrono::seconds(30);
+  // Receives events (StoreObserver): every operation's outcome, and one OnCommit per write that
+  // reached the cluster, its latency from sending to RADOS' acknowledgement. Write events run on
+  // librados finisher threads. No map events (there is no map). Not owned; must outlive the
+  // store. Default: nullptr (none).
+  StoreObserver* observer = nullptr;
 
   // Checks the fields above; OpenRadosBlobStore calls it and fails with its Status.
   Status Validate() const;
