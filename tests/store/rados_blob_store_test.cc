@@ -3,7 +3,10 @@
 // BlobStoreContractTest runs the cases every BlobStore shares (reads, writes, outcomes,
 // namespaces, listing, many writes in flight) against LMDB and RADOS alike; RadosBlobStoreTest
 // what only RADOS has (raw corruption, bad options, an unreachable monitor, a stalled OSD, writes
-// through a limiter while the OSD is away).
+// through a limiter while the OSD is away). RadosOsdRestartTest starts a second cluster whose
+// OSD keeps its objects on disk (start --persistent), kills that OSD with SIGKILL in the middle
+// of a burst of writes through a limiter and starts a new one, and checks that no acknowledged
+// write is lost.
 // The RADOS cases are skipped where ceph-mon and ceph-osd are not installed.
 #include "blobtune/store/rados_blob_store.h"
 
@@ -20,11 +23,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -47,6 +53,9 @@ using testing::String;
 // ctest runs them, starts none) and stopped in the environment's TearDown.
 class RadosCluster : public ::testing::Environment {
  public:
+  // `start_flags`: what follows `start DIR` on the script's command line ("--persistent").
+  explicit RadosCluster(std::string start_flags = "") : start_flags_(std::move(start_flags)) {}
+
   // Starts the cluster unless that was tried already; then started() or skip_reason() says how
   // it went, and start_output() what the script printed.
   void EnsureStarted() {
@@ -59,8 +68,8 @@ class RadosCluster : public ::testing::Environment {
     }
     dir_ = std::make_unique<testing::TempDir>();
     cluster_dir_ = dir_->Sub("cluster");
-    const std::string command = std::string(BLOBTUNE_RADOS_CLUSTER) + " start '" +
-                                cluster_dir_ + "' 2>&1";
+    const std::string command = std::string(BLOBTUNE_RADOS_CLUSTER) + " start '" + cluster_dir_ +
+                                "' " + start_flags_ + " 2>&1";
     FILE* out = popen(command.c_str(), "r");
     if (out == nullptr) {
       start_output_ = "cannot run " + command;
@@ -87,6 +96,8 @@ class RadosCluster : public ::testing::Environment {
   }
 
   const std::string& conf() const { return conf_; }
+  // The directory the script keeps the cluster in.
+  const std::string& dir() const { return cluster_dir_; }
   const std::string& start_output() const { return start_output_; }
   // The OSD's process id (the script's pid file), 0 if unknown.
   pid_t OsdPid() const {
@@ -99,6 +110,7 @@ class RadosCluster : public ::testing::Environment {
   const std::string& skip_reason() const { return skip_reason_; }
 
  private:
+  const std::string start_flags_;
   std::unique_ptr<testing::TempDir> dir_;
   std::string cluster_dir_;
   std::string conf_;
@@ -187,6 +199,43 @@ class PausedOsd {
  private:
   const pid_t pid_;
   bool paused_;
+};
+
+// Kills the OSD of a persistent cluster (scripts/rados-cluster kill-osd: SIGKILL, no shutdown)
+// until Restart() starts a new ceph-osd on the same block file (start-osd). Nothing restarts it
+// at the end of the scope: the cluster's TearDown stops what runs.
+class KilledOsd {
+ public:
+  explicit KilledOsd(std::string cluster_dir)
+      : cluster_dir_(std::move(cluster_dir)), killed_(RunScript("kill-osd")) {}
+  KilledOsd(const KilledOsd&) = delete;
+  KilledOsd& operator=(const KilledOsd&) = delete;
+
+  bool killed() const { return killed_; }
+  // Starts the OSD again and waits until the pool answers (the script gives up after 60 s);
+  // false if it did not, and output() says why.
+  bool Restart() { return RunScript("start-osd"); }
+  const std::string& output() const { return output_; }
+
+ private:
+  bool RunScript(const char* verb) {
+    // `timeout`: start-osd bounds its own wait for the pool, not a ceph-osd that never returns.
+    const std::string command = "timeout 120 " + std::string(BLOBTUNE_RADOS_CLUSTER) + " " + verb +
+                                " '" + cluster_dir_ + "' 2>&1";
+    output_.clear();
+    FILE* out = popen(command.c_str(), "r");
+    if (out == nullptr) {
+      output_ = "cannot run " + command;
+      return false;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, out) != nullptr) output_ += line;
+    return pclose(out) == 0;
+  }
+
+  const std::string cluster_dir_;
+  std::string output_;
+  const bool killed_;
 };
 
 enum class Backend { kLmdb, kRados };
@@ -760,6 +809,191 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
   std::cout << "OSD away: limit " << before << " before, " << lowest << " lowest, " << after
             << " after; " << acknowledged.size() << " acknowledged writes read back intact, "
             << failures.size() << " failed with DEADLINE_EXCEEDED\n";
+}
+
+// A second cluster whose OSD keeps its objects on disk (start --persistent), started only by the
+// tests that kill and restart its OSD; every other test keeps the in-memory one.
+RadosCluster* const persistent_cluster = static_cast<RadosCluster*>(
+    ::testing::AddGlobalTestEnvironment(new RadosCluster("--persistent")));
+
+class RadosOsdRestartTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    persistent_cluster->EnsureStarted();
+    if (!persistent_cluster->skip_reason().empty()) {
+      GTEST_SKIP() << persistent_cluster->skip_reason();
+    }
+    ASSERT_TRUE(persistent_cluster->started()) << "rados-cluster start --persistent failed:\n"
+                                               << persistent_cluster->start_output();
+  }
+
+  // A store on the persistent cluster whose accesses give up after 2 s.
+  static StatusOr<std::unique_ptr<BlobStore>> OpenImpatientStore(const std::string& ns) {
+    RadosStoreOptions options;
+    options.conf_file = persistent_cluster->conf();
+    options.pool = "blobtune";
+    options.namespaces = {ns};
+    options.op_timeout = std::chrono::seconds(2);
+    return OpenRadosBlobStore(options);
+  }
+};
+
+// The OSD crashes (SIGKILL) in the middle of a burst of writes through a limiter (AIMD, as in
+// OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite), and a new ceph-osd starts on the same block
+// file once writes have begun to fail: the limit falls while the OSD is away and grows again
+// after; every acknowledged write reads back intact after the restart; every failed write says
+// DEADLINE_EXCEEDED (librados keeps an operation for an OSD that went away and resends it to the
+// OSD's next instance, so only rados_osd_op_timeout ends it early) and is either absent or intact
+// (a put is one write_full, applied whole or not at all). The store's client finds the new OSD
+// because the persistent cluster's clients ask for a newer OSD map once an operation has waited
+// 1 s (scripts/rados-cluster says why).
+TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) {
+  tuner::LimiterOptions limiter_options;
+  auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");
+  ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
+  limiter_options.algorithm = *std::move(algorithm);
+  auto made = tuner::Limiter::Create(std::move(limiter_options));
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  std::unique_ptr<tuner::Limiter> limiter = *std::move(made);
+
+  // What the writes reported; the cv is signalled after each, once its permit is released.
+  // From the kill on, every completion also records the lowest limit it saw.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint64_t> acknowledged;
+  std::vector<std::pair<uint64_t, Status>> failed;
+  uint64_t in_flight = 0;
+  bool osd_killed = false;
+  int lowest = 0;
+  auto blob = [](uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n) ^ 0x5eedu); };
+  auto id = [](uint64_t n) { return "r-" + std::to_string(n); };
+  // After the limiter and what the callbacks use: on an early return, the store's destructor
+  // waits for the writes in flight (each ends within op_timeout) while those are still there.
+  const std::string ns = "osd-restart";
+  auto opened = OpenImpatientStore(ns);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<BlobStore> store = *std::move(opened);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> writes_submitted{0};  // Writes 0 to this - 1 were handed to the store.
+  std::thread writer([&] {
+    for (uint64_t n = 0; !stop.load(); ++n) {
+      StatusOr<tuner::Permit> permit = limiter->Acquire(std::chrono::seconds(5));
+      if (!permit.ok()) continue;
+      auto held = std::make_shared<tuner::Permit>(*std::move(permit));
+      {
+        std::lock_guard lock(mu);
+        ++in_flight;
+      }
+      auto done = [&, held, n](Status s) {
+        if (s.ok()) {
+          held->Success(4096);
+        } else {
+          held->Dropped();
+        }
+        std::lock_guard lock(mu);
+        if (s.ok()) {
+          acknowledged.push_back(n);
+        } else {
+          failed.emplace_back(n, std::move(s));
+        }
+        if (osd_killed) lowest = std::min(lowest, limiter->limit());
+        --in_flight;
+        cv.notify_all();
+      };
+      Status submitted = store->SubmitWrite(WriteOp::Put(ns, id(n), blob(n)), done);
+      writes_submitted.store(n + 1);
+      if (!submitted.ok()) done(submitted);
+    }
+  });
+  struct JoinWriter {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~JoinWriter() {
+      stop.store(true);
+      if (thread.joinable()) thread.join();
+    }
+  } join_writer{stop, writer};
+  // Waits until `ready()` holds (checked after every completion), at most `within`.
+  auto wait_until = [&](auto ready, std::chrono::seconds within) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, within, [&] { return ready(); });
+  };
+
+  ASSERT_TRUE(wait_until([&] { return acknowledged.size() >= 200; }, std::chrono::seconds(30)));
+  const int before = limiter->limit();
+  {
+    std::lock_guard lock(mu);
+    osd_killed = true;
+    lowest = before;
+  }
+  const auto killed_at = std::chrono::steady_clock::now();
+  KilledOsd osd(persistent_cluster->dir());
+  ASSERT_TRUE(osd.killed()) << osd.output();
+  // Writes from here to the restart are sent while no OSD runs: any of them acknowledged was
+  // resent to the new OSD and acknowledged by it.
+  const uint64_t first_write_while_down = writes_submitted.load();
+  ASSERT_TRUE(
+      wait_until([&] { return !failed.empty() && lowest < before; }, std::chrono::seconds(30)))
+      << "limit " << limiter->limit() << " (before " << before << "), failures " << failed.size();
+
+  const uint64_t first_write_after_down = writes_submitted.load();
+  ASSERT_TRUE(osd.Restart()) << osd.output();
+  const auto restarted_at = std::chrono::steady_clock::now();
+  size_t acknowledged_at_restart = 0;
+  {
+    std::lock_guard lock(mu);
+    acknowledged_at_restart = acknowledged.size();
+  }
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return acknowledged.size() >= acknowledged_at_restart + 200 && limiter->limit() > lowest;
+      },
+      std::chrono::seconds(60)))
+      << "limit " << limiter->limit() << " (lowest " << lowest << "), acknowledged "
+      << acknowledged.size();
+  const int after = limiter->limit();
+  stop.store(true);
+  writer.join();
+  ASSERT_TRUE(wait_until([&] { return in_flight == 0; }, std::chrono::seconds(30)));
+
+  std::lock_guard lock(mu);
+  size_t lost = 0;
+  size_t acknowledged_from_down = 0;  // Sent while no OSD ran, acknowledged by the new one.
+  for (uint64_t n : acknowledged) {
+    if (n >= first_write_while_down && n < first_write_after_down) ++acknowledged_from_down;
+    auto got = store->Get(ns, id(n));
+    if (got.ok() && *got == blob(n)) continue;
+    ++lost;
+    ADD_FAILURE() << "acknowledged write " << n << ": "
+                  << (got.ok() ? "read back different" : got.status().ToString());
+  }
+  std::map<std::string_view, size_t> failed_by_code;
+  size_t stored_anyway = 0;
+  for (const auto& [n, status] : failed) {
+    ++failed_by_code[StatusCodeName(status.code())];
+    EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << n << ": " << status.ToString();
+    EXPECT_TRUE(IsOverload(status)) << n << ": " << status.ToString();
+    auto got = store->Get(ns, id(n));
+    if (got.ok()) {
+      EXPECT_EQ(*got, blob(n)) << "failed write " << n << " is stored, but not intact";
+      ++stored_anyway;
+    } else {
+      EXPECT_EQ(got.status().code(), StatusCode::kNotFound)
+          << "failed write " << n << ": " << got.status().ToString();
+    }
+  }
+  EXPECT_EQ(lost, 0u);
+  std::string codes;
+  for (const auto& [code, count] : failed_by_code) {
+    codes += (codes.empty() ? "" : ", ") + std::to_string(count) + " " + std::string(code);
+  }
+  const auto away = std::chrono::duration<double>(restarted_at - killed_at).count();
+  std::cout << "OSD restart: limit " << before << " before, " << lowest << " lowest, " << after
+            << " after; " << acknowledged.size() << " acknowledged writes ("
+            << acknowledged_from_down << " of them sent while no OSD ran), " << lost
+            << " of them lost; " << failed.size() << " failed (" << (codes.empty() ? "none" : codes)
+            << "), " << stored_anyway << " of them stored anyway; OSD away " << std::fixed
+            << std::setprecision(1) << away << " s (kill to pool answering)\n";
 }
 
 }  // namespace

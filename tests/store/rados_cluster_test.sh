@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/rados-cluster: start prints the cluster's ceph.conf as its last line and the pool
 # `blobtune` takes an object and gives it back intact; a second start in the same directory is
-# refused; stop leaves no daemon of the cluster running, and stopping twice is harmless.
+# refused, and so is restarting its in-memory OSD (start-osd needs start --persistent); stop leaves
+# no daemon of the cluster running, and stopping twice is harmless.
 # Skipped (exit 77) where the Ceph packages are not installed.
 #
 # Usage: rados_cluster_test.sh SCRIPTS/rados-cluster
@@ -19,6 +20,8 @@ done
 [ $? -eq 2 ] || fail "no arguments should exit 2"
 "$cluster" restart /tmp/nowhere > /dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown command should exit 2"
+"$cluster" stop /tmp/nowhere --persistent > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--persistent with a command other than start should exit 2"
 
 dir=$(mktemp -d)
 trap '"$cluster" stop "$dir" > /dev/null 2>&1; rm -rf "$dir"' EXIT
@@ -36,6 +39,8 @@ cmp -s "$dir/blob" "$dir/blob.back" || fail "the object came back different"
 
 err=$("$cluster" start "$dir" 2>&1 > /dev/null) && fail "a second start in $dir succeeded"
 grep -q "already holds a cluster" <<< "$err" || fail "second start: unexpected message '$err'"
+err=$("$cluster" start-osd "$dir" 2>&1 > /dev/null) && fail "start-osd of a memstore OSD succeeded"
+grep -q -- "--persistent" <<< "$err" || fail "start-osd: unexpected message '$err'"
 
 pids=$(cat "$dir"/run/*.pid)
 [ -n "$pids" ] || fail "no pid files under $dir/run"
