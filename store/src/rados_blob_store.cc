@@ -175,7 +175,7 @@ class RadosBlobStore final : public BlobStore {
     StatusOr<size_t> index = Check(ns, id);
     if (!index.ok()) return Report(StoreOp::kStat, ns, index.status(), 0);
     StatusOr<BlobInfo> info = ReadHeader(*index, id);
-    Report(StoreOp::kStat, ns, info.status(), info.ok() ? info->size_bytes : 0);
+    Observe(StoreOp::kStat, ns, info.status(), info.ok() ? info->size_bytes : 0);
     return info;
   }
 
@@ -189,14 +189,14 @@ class RadosBlobStore final : public BlobStore {
       return Report(StoreOp::kExists, ns, internal::RadosStatus(rc, "stat of " + BlobName(ns, id)),
                     0);
     }
-    Report(StoreOp::kExists, ns, Status::Ok(), 0);
+    Observe(StoreOp::kExists, ns, Status::Ok(), 0);
     return rc != -ENOENT;
   }
 
   StatusOr<std::vector<ListEntry>> List(std::string_view ns, std::string_view prefix, size_t limit,
                                         std::string_view start_after) override {
     StatusOr<std::vector<ListEntry>> page = ListPage(ns, prefix, limit, start_after);
-    Report(StoreOp::kList, ns, page.status(), 0);
+    Observe(StoreOp::kList, ns, page.status(), 0);
     return page;
   }
 
@@ -236,7 +236,7 @@ class RadosBlobStore final : public BlobStore {
                           [&](std::span<const std::byte> bytes, const BlobInfo&) {
                             result->assign(bytes.begin(), bytes.end());
                           });
-    Report(StoreOp::kGet, r->ns, s, result.ok() ? result->size() : 0);
+    Observe(StoreOp::kGet, r->ns, s, result.ok() ? result->size() : 0);
     if (!s.ok()) result = std::move(s);
     ReadCallback done = std::move(r->done);
     r.reset();
@@ -286,7 +286,7 @@ class RadosBlobStore final : public BlobStore {
     const int rc = Issue(w.get());
     if (rc < 0) {
       Status s = internal::RadosStatus(rc, WriteName(*w));
-      Report(OpOf(*w), w->ns, s, 0);
+      Observe(OpOf(*w), w->ns, s, 0);
       EndWrite();
       return s;
     }
@@ -328,7 +328,7 @@ class RadosBlobStore final : public BlobStore {
     }
     if (observer_ != nullptr) {
       const uint64_t bytes = w->kind == WriteOp::Kind::kPut ? w->record.length() : 0;
-      Report(OpOf(*w), w->ns, s, bytes > internal::kHeaderSize ? bytes - internal::kHeaderSize : 0);
+      Observe(OpOf(*w), w->ns, s, bytes > internal::kHeaderSize ? bytes - internal::kHeaderSize : 0);
       // A missing blob's erase changed nothing in the cluster: no commit to report.
       if (s.code() != StatusCode::kNotFound) {
         observer_->OnCommit(CommitEvent{Clock::Steady().Now() - w->sent, 1, bytes,
@@ -353,14 +353,18 @@ class RadosBlobStore final : public BlobStore {
     return w.kind == WriteOp::Kind::kPut ? StoreOp::kPut : StoreOp::kErase;
   }
 
-  // Reports `s`, the outcome of `op` on namespace `ns`, to the observer; returns `s`.
-  Status Report(StoreOp op, std::string_view ns, Status s, uint64_t bytes) const {
-    if (observer_ == nullptr) return s;
+  // Tells the observer how `op` on namespace `ns` went (`bytes`: the blob's size).
+  void Observe(StoreOp op, std::string_view ns, const Status& s, uint64_t bytes) const {
+    if (observer_ == nullptr) return;
     if (!s.ok()) {
       observer_->OnError(op, s.code());
     } else if (StatusOr<size_t> index = Check(ns, "-"); index.ok()) {
       observer_->OnOperation(op, *index, bytes);
     }
+  }
+  // Observe, then `s` for the caller to return.
+  Status Report(StoreOp op, std::string_view ns, Status s, uint64_t bytes) const {
+    Observe(op, ns, s, bytes);
     return s;
   }
 
@@ -497,6 +501,9 @@ StatusOr<std::vector<ListEntry>> RadosBlobStore::ListPage(std::string_view ns,
   return out;
 }
 
+// librados' own objecter_timeout, kept when op_timeout is long enough.
+constexpr int kDefaultObjecterTimeoutSeconds = 10;
+
 // Ceph takes its timeouts in whole seconds.
 std::string TimeoutSeconds(Duration timeout) {
   const auto seconds = std::chrono::ceil<std::chrono::seconds>(timeout).count();
@@ -516,9 +523,18 @@ StatusOr<std::unique_ptr<BlobStore>> OpenRadosBlobStore(const RadosStoreOptions&
                                    "': " + internal::ErrnoText(rc));
   }
   const std::string timeout = TimeoutSeconds(options.op_timeout);
-  for (const char* option : {"rados_osd_op_timeout", "rados_mon_op_timeout",
-                             "client_mount_timeout"}) {
-    if (int rc = cluster->conf_set(option, timeout.c_str()); rc < 0) {
+  // A restarted OSD comes back under a new identity, which a client learns only from a newer OSD
+  // map. Without another OSD to pass one on, librados asks the monitor for one when an operation
+  // has waited objecter_timeout (checked every objecter_tick_interval); both must stay below
+  // op_timeout, or every operation times out first and the client never finds the OSD again.
+  const std::string map_check = TimeoutSeconds(std::min<Duration>(
+      options.op_timeout / 2, std::chrono::seconds(kDefaultObjecterTimeoutSeconds)));
+  const std::pair<const char*, const std::string*> settings[] = {
+      {"rados_osd_op_timeout", &timeout}, {"rados_mon_op_timeout", &timeout},
+      {"client_mount_timeout", &timeout}, {"objecter_timeout", &map_check},
+      {"objecter_tick_interval", &map_check}};
+  for (const auto& [option, value] : settings) {
+    if (int rc = cluster->conf_set(option, value->c_str()); rc < 0) {
       return internal::RadosStatus(rc, std::string("setting ") + option);
     }
   }

@@ -700,11 +700,6 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
 // again after; every acknowledged write reads back intact, and every write that failed says
 // DEADLINE_EXCEEDED. (A memstore OSD loses its objects when killed, so "away" is SIGSTOP.)
 TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
-  RadosStoreOptions options = Options({ns_a_});
-  options.op_timeout = std::chrono::seconds(2);
-  auto opened = OpenRadosBlobStore(options);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  std::unique_ptr<BlobStore> store = *std::move(opened);
   tuner::LimiterOptions limiter_options;
   auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");
   ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
@@ -720,6 +715,13 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
   std::vector<std::string> failures;
   uint64_t in_flight = 0;
   auto blob = [](uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n)); };
+  // After the limiter and what the callbacks use: on an early return, the store's destructor
+  // waits for the writes in flight (each ends within op_timeout) while those are still there.
+  RadosStoreOptions options = Options({ns_a_});
+  options.op_timeout = std::chrono::seconds(2);
+  auto opened = OpenRadosBlobStore(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<BlobStore> store = *std::move(opened);
   std::atomic<bool> stop{false};
   std::thread writer([&] {
     for (uint64_t n = 0; !stop.load(); ++n) {
@@ -845,8 +847,8 @@ class RadosOsdRestartTest : public ::testing::Test {
 // DEADLINE_EXCEEDED (librados keeps an operation for an OSD that went away and resends it to the
 // OSD's next instance, so only rados_osd_op_timeout ends it early) and is either absent or intact
 // (a put is one write_full, applied whole or not at all). The store's client finds the new OSD
-// because the persistent cluster's clients ask for a newer OSD map once an operation has waited
-// 1 s (scripts/rados-cluster says why).
+// because the store makes librados ask for a newer OSD map once an operation has waited half of
+// op_timeout (see rados_blob_store.h).
 TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) {
   tuner::LimiterOptions limiter_options;
   auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");

@@ -46,7 +46,9 @@
 //   callback has not yet returned; the map fields and map_growths are 0 (there is no map).
 // - Time limits: op_timeout bounds the connection (client_mount_timeout, rados_mon_op_timeout)
 //   and every OSD operation (rados_osd_op_timeout): a hung cluster gives DEADLINE_EXCEEDED, an
-//   unreachable one UNAVAILABLE at open, never a hang.
+//   unreachable one UNAVAILABLE at open, never a hang. An operation waiting half of op_timeout
+//   (at most 10 s) makes librados ask the monitor for a newer OSD map, so the store finds an OSD
+//   that restarted under a new identity before its operations time out.
 // Errors: NOT_FOUND for a missing blob, DATA_LOSS for a checksum mismatch, DEADLINE_EXCEEDED for
 // an operation over op_timeout, INVALID_ARGUMENT for bad names (the LMDB store's rules: declared
 // namespace, id of 1..511 bytes), RESOURCE_EXHAUSTED for a blob over max_blob_size_bytes, other
