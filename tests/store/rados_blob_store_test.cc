@@ -238,6 +238,105 @@ class KilledOsd {
   const bool killed_;
 };
 
+// What the writes of a BurstWriter reported. Kept apart from the writer's thread so that it can
+// be declared before the store and outlive it: the store's destructor waits for the callbacks
+// that fill it. Thread-safety: fields under `mu`; WaitUntil from any thread.
+struct WriteLog {
+  std::mutex mu;
+  std::condition_variable cv;  // Signalled after each completion, once its permit is released.
+  std::vector<uint64_t> acknowledged;
+  std::vector<std::pair<uint64_t, Status>> failed;
+  uint64_t in_flight = 0;
+  // From WatchLowest on, the lowest limit the limiter had at any completion.
+  bool watching = false;
+  int lowest = 0;
+
+  void WatchLowest(int from) {
+    std::lock_guard lock(mu);
+    watching = true;
+    lowest = from;
+  }
+  // Waits until `more` writes beyond those acknowledged by now are acknowledged and `limiter`'s
+  // limit is above the lowest seen, at most `within`.
+  bool WaitForRecovery(const tuner::Limiter& limiter, size_t more, std::chrono::seconds within) {
+    std::unique_lock lock(mu);
+    const size_t target = acknowledged.size() + more;
+    return cv.wait_for(lock, within,
+                       [&] { return acknowledged.size() >= target && limiter.limit() > lowest; });
+  }
+  // Waits until `ready()` holds (called under `mu`, after every completion), at most `within`.
+  template <typename Ready>
+  bool WaitUntil(Ready ready, std::chrono::seconds within) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, within, [&] { return ready(); });
+  }
+};
+
+// The blob and id of a BurstWriter's write number `n`.
+std::vector<std::byte> BurstBlob(uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n)); }
+std::string BurstId(uint64_t n) { return "w-" + std::to_string(n); }
+
+// The limiter of the OSD fault tests: AIMD, so a dropped access shrinks the limit at once.
+std::unique_ptr<tuner::Limiter> AimdLimiter() {
+  tuner::LimiterOptions options;
+  options.algorithm =
+      tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64").value();
+  return tuner::Limiter::Create(std::move(options)).value();
+}
+
+// One thread writing BurstBlob(n) under BurstId(n), n = 0, 1, ..., into `ns` through `limiter`,
+// each permit held until the store acknowledged the write (Success) or failed it (Dropped), until
+// Stop() or destruction. Thread-safety: Stop and submitted from one thread.
+class BurstWriter {
+ public:
+  BurstWriter(BlobStore& store, std::string ns, tuner::Limiter& limiter, WriteLog& log)
+      : thread_([this, &store, ns = std::move(ns), &limiter, &log] {
+          for (uint64_t n = 0; !stop_.load(); ++n) {
+            StatusOr<tuner::Permit> permit = limiter.Acquire(std::chrono::seconds(5));
+            if (!permit.ok()) continue;
+            auto held = std::make_shared<tuner::Permit>(*std::move(permit));
+            {
+              std::lock_guard lock(log.mu);
+              ++log.in_flight;
+            }
+            auto done = [&log, &limiter, held, n](Status s) {
+              if (s.ok()) {
+                held->Success(4096);
+              } else {
+                held->Dropped();
+              }
+              std::lock_guard lock(log.mu);
+              if (s.ok()) {
+                log.acknowledged.push_back(n);
+              } else {
+                log.failed.emplace_back(n, std::move(s));
+              }
+              if (log.watching) log.lowest = std::min(log.lowest, limiter.limit());
+              --log.in_flight;
+              log.cv.notify_all();
+            };
+            Status submitted = store.SubmitWrite(WriteOp::Put(ns, BurstId(n), BurstBlob(n)), done);
+            submitted_.store(n + 1);
+            if (!submitted.ok()) done(submitted);
+          }
+        }) {}
+  BurstWriter(const BurstWriter&) = delete;
+  BurstWriter& operator=(const BurstWriter&) = delete;
+  ~BurstWriter() { Stop(); }
+
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  // Writes 0 to submitted() - 1 have been handed to the store.
+  uint64_t submitted() const { return submitted_.load(); }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> submitted_{0};
+  std::thread thread_;  // Last: starts once the flags exist.
+};
+
 enum class Backend { kLmdb, kRados };
 
 // Opens the store under test. Each test gets its own two namespaces (RADOS: the cluster is
@@ -700,117 +799,44 @@ TEST_F(RadosBlobStoreTest, StalledOsdGivesDeadlineExceeded) {
 // again after; every acknowledged write reads back intact, and every write that failed says
 // DEADLINE_EXCEEDED. (A memstore OSD loses its objects when killed, so "away" is SIGSTOP.)
 TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
-  tuner::LimiterOptions limiter_options;
-  auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");
-  ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
-  limiter_options.algorithm = *std::move(algorithm);
-  auto made = tuner::Limiter::Create(std::move(limiter_options));
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::unique_ptr<tuner::Limiter> limiter = *std::move(made);
-
-  // What the writes reported; the cv is signalled after each, once its permit is released.
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<uint64_t> acknowledged;
-  std::vector<std::string> failures;
-  uint64_t in_flight = 0;
-  auto blob = [](uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n)); };
-  // After the limiter and what the callbacks use: on an early return, the store's destructor
-  // waits for the writes in flight (each ends within op_timeout) while those are still there.
+  std::unique_ptr<tuner::Limiter> limiter = AimdLimiter();
+  WriteLog log;
   RadosStoreOptions options = Options({ns_a_});
   options.op_timeout = std::chrono::seconds(2);
   auto opened = OpenRadosBlobStore(options);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::unique_ptr<BlobStore> store = *std::move(opened);
-  std::atomic<bool> stop{false};
-  std::thread writer([&] {
-    for (uint64_t n = 0; !stop.load(); ++n) {
-      StatusOr<tuner::Permit> permit = limiter->Acquire(std::chrono::seconds(5));
-      if (!permit.ok()) continue;
-      auto held = std::make_shared<tuner::Permit>(*std::move(permit));
-      {
-        std::lock_guard lock(mu);
-        ++in_flight;
-      }
-      auto done = [&, held, n](Status s) {
-        if (s.ok()) {
-          held->Success(4096);
-        } else {
-          held->Dropped();
-        }
-        std::lock_guard lock(mu);
-        if (s.ok()) {
-          acknowledged.push_back(n);
-        } else {
-          failures.push_back(s.ToString());
-        }
-        --in_flight;
-        cv.notify_all();
-      };
-      Status submitted =
-          store->SubmitWrite(WriteOp::Put(ns_a_, "w-" + std::to_string(n), blob(n)), done);
-      if (!submitted.ok()) done(submitted);
-    }
-  });
-  struct JoinWriter {
-    std::atomic<bool>& stop;
-    std::thread& thread;
-    ~JoinWriter() {
-      stop.store(true);
-      if (thread.joinable()) thread.join();
-    }
-  } join_writer{stop, writer};
-  // Waits until `ready()` holds (checked after every completion), at most `within`.
-  auto wait_until = [&](auto ready, std::chrono::seconds within) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, within, [&] { return ready(); });
-  };
+  BurstWriter writer(*store, ns_a_, *limiter, log);
 
-  ASSERT_TRUE(wait_until([&] { return acknowledged.size() >= 200; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(log.WaitUntil([&] { return log.acknowledged.size() >= 200; },
+                            std::chrono::seconds(30)));
   const int before = limiter->limit();
+  log.WatchLowest(before);
   PausedOsd osd(cluster->OsdPid());
   ASSERT_TRUE(osd.paused());
-  int lowest = before;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        lowest = std::min(lowest, limiter->limit());
-        return !failures.empty() && lowest < before;
-      },
-      std::chrono::seconds(30)))
-      << "limit " << limiter->limit() << " (before " << before << "), failures "
-      << failures.size();
-  size_t acknowledged_while_away = 0;
-  {
-    std::lock_guard lock(mu);
-    acknowledged_while_away = acknowledged.size();
-  }
+  ASSERT_TRUE(log.WaitUntil([&] { return !log.failed.empty() && log.lowest < before; },
+                            std::chrono::seconds(30)))
+      << "limit " << limiter->limit() << " (before " << before << ")";
 
   ASSERT_TRUE(osd.Continue());
-  ASSERT_TRUE(wait_until(
-      [&] {
-        lowest = std::min(lowest, limiter->limit());
-        return acknowledged.size() >= acknowledged_while_away + 200 && limiter->limit() > lowest;
-      },
-      std::chrono::seconds(60)))
-      << "limit " << limiter->limit() << " (lowest " << lowest << "), acknowledged "
-      << acknowledged.size();
+  ASSERT_TRUE(log.WaitForRecovery(*limiter, 200, std::chrono::seconds(60)))
+      << "limit " << limiter->limit() << " (lowest " << log.lowest << ")";
   const int after = limiter->limit();
-  stop.store(true);
-  writer.join();
-  ASSERT_TRUE(wait_until([&] { return in_flight == 0; }, std::chrono::seconds(30)));
+  writer.Stop();
+  ASSERT_TRUE(log.WaitUntil([&] { return log.in_flight == 0; }, std::chrono::seconds(30)));
 
-  std::lock_guard lock(mu);
-  for (uint64_t n : acknowledged) {
-    auto got = store->Get(ns_a_, "w-" + std::to_string(n));
+  std::lock_guard lock(log.mu);
+  for (uint64_t n : log.acknowledged) {
+    auto got = store->Get(ns_a_, BurstId(n));
     ASSERT_TRUE(got.ok()) << "acknowledged write " << n << ": " << got.status().ToString();
-    ASSERT_EQ(*got, blob(n)) << "acknowledged write " << n;
+    ASSERT_EQ(*got, BurstBlob(n)) << "acknowledged write " << n;
   }
-  for (const std::string& failure : failures) {
-    EXPECT_NE(failure.find("DEADLINE_EXCEEDED"), std::string::npos) << failure;
+  for (const auto& [n, status] : log.failed) {
+    EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << n << ": " << status.ToString();
   }
-  std::cout << "OSD away: limit " << before << " before, " << lowest << " lowest, " << after
-            << " after; " << acknowledged.size() << " acknowledged writes read back intact, "
-            << failures.size() << " failed with DEADLINE_EXCEEDED\n";
+  std::cout << "OSD away: limit " << before << " before, " << log.lowest << " lowest, " << after
+            << " after; " << log.acknowledged.size() << " acknowledged writes read back intact, "
+            << log.failed.size() << " failed with DEADLINE_EXCEEDED\n";
 }
 
 // A second cluster whose OSD keeps its objects on disk (start --persistent), started only by the
@@ -850,134 +876,57 @@ class RadosOsdRestartTest : public ::testing::Test {
 // because the store makes librados ask for a newer OSD map once an operation has waited half of
 // op_timeout (see rados_blob_store.h).
 TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) {
-  tuner::LimiterOptions limiter_options;
-  auto algorithm = tuner::MakeAlgorithmFromText("aimd:initial_limit=16,min_limit=1,max_limit=64");
-  ASSERT_TRUE(algorithm.ok()) << algorithm.status().ToString();
-  limiter_options.algorithm = *std::move(algorithm);
-  auto made = tuner::Limiter::Create(std::move(limiter_options));
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::unique_ptr<tuner::Limiter> limiter = *std::move(made);
-
-  // What the writes reported; the cv is signalled after each, once its permit is released.
-  // From the kill on, every completion also records the lowest limit it saw.
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<uint64_t> acknowledged;
-  std::vector<std::pair<uint64_t, Status>> failed;
-  uint64_t in_flight = 0;
-  bool osd_killed = false;
-  int lowest = 0;
-  auto blob = [](uint64_t n) { return Pattern(4096, static_cast<uint32_t>(n) ^ 0x5eedu); };
-  auto id = [](uint64_t n) { return "r-" + std::to_string(n); };
-  // After the limiter and what the callbacks use: on an early return, the store's destructor
-  // waits for the writes in flight (each ends within op_timeout) while those are still there.
+  std::unique_ptr<tuner::Limiter> limiter = AimdLimiter();
+  WriteLog log;
   const std::string ns = "osd-restart";
   auto opened = OpenImpatientStore(ns);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::unique_ptr<BlobStore> store = *std::move(opened);
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> writes_submitted{0};  // Writes 0 to this - 1 were handed to the store.
-  std::thread writer([&] {
-    for (uint64_t n = 0; !stop.load(); ++n) {
-      StatusOr<tuner::Permit> permit = limiter->Acquire(std::chrono::seconds(5));
-      if (!permit.ok()) continue;
-      auto held = std::make_shared<tuner::Permit>(*std::move(permit));
-      {
-        std::lock_guard lock(mu);
-        ++in_flight;
-      }
-      auto done = [&, held, n](Status s) {
-        if (s.ok()) {
-          held->Success(4096);
-        } else {
-          held->Dropped();
-        }
-        std::lock_guard lock(mu);
-        if (s.ok()) {
-          acknowledged.push_back(n);
-        } else {
-          failed.emplace_back(n, std::move(s));
-        }
-        if (osd_killed) lowest = std::min(lowest, limiter->limit());
-        --in_flight;
-        cv.notify_all();
-      };
-      Status submitted = store->SubmitWrite(WriteOp::Put(ns, id(n), blob(n)), done);
-      writes_submitted.store(n + 1);
-      if (!submitted.ok()) done(submitted);
-    }
-  });
-  struct JoinWriter {
-    std::atomic<bool>& stop;
-    std::thread& thread;
-    ~JoinWriter() {
-      stop.store(true);
-      if (thread.joinable()) thread.join();
-    }
-  } join_writer{stop, writer};
-  // Waits until `ready()` holds (checked after every completion), at most `within`.
-  auto wait_until = [&](auto ready, std::chrono::seconds within) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, within, [&] { return ready(); });
-  };
+  BurstWriter writer(*store, ns, *limiter, log);
 
-  ASSERT_TRUE(wait_until([&] { return acknowledged.size() >= 200; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(log.WaitUntil([&] { return log.acknowledged.size() >= 200; },
+                            std::chrono::seconds(30)));
   const int before = limiter->limit();
-  {
-    std::lock_guard lock(mu);
-    osd_killed = true;
-    lowest = before;
-  }
+  log.WatchLowest(before);
   const auto killed_at = std::chrono::steady_clock::now();
   KilledOsd osd(persistent_cluster->dir());
   ASSERT_TRUE(osd.killed()) << osd.output();
   // Writes from here to the restart are sent while no OSD runs: any of them acknowledged was
   // resent to the new OSD and acknowledged by it.
-  const uint64_t first_write_while_down = writes_submitted.load();
-  ASSERT_TRUE(
-      wait_until([&] { return !failed.empty() && lowest < before; }, std::chrono::seconds(30)))
-      << "limit " << limiter->limit() << " (before " << before << "), failures " << failed.size();
+  const uint64_t first_write_while_down = writer.submitted();
+  ASSERT_TRUE(log.WaitUntil([&] { return !log.failed.empty() && log.lowest < before; },
+                            std::chrono::seconds(30)))
+      << "limit " << limiter->limit() << " (before " << before << ")";
 
-  const uint64_t first_write_after_down = writes_submitted.load();
+  const uint64_t first_write_after_down = writer.submitted();
   ASSERT_TRUE(osd.Restart()) << osd.output();
   const auto restarted_at = std::chrono::steady_clock::now();
-  size_t acknowledged_at_restart = 0;
-  {
-    std::lock_guard lock(mu);
-    acknowledged_at_restart = acknowledged.size();
-  }
-  ASSERT_TRUE(wait_until(
-      [&] {
-        return acknowledged.size() >= acknowledged_at_restart + 200 && limiter->limit() > lowest;
-      },
-      std::chrono::seconds(60)))
-      << "limit " << limiter->limit() << " (lowest " << lowest << "), acknowledged "
-      << acknowledged.size();
+  ASSERT_TRUE(log.WaitForRecovery(*limiter, 200, std::chrono::seconds(60)))
+      << "limit " << limiter->limit() << " (lowest " << log.lowest << ")";
   const int after = limiter->limit();
-  stop.store(true);
-  writer.join();
-  ASSERT_TRUE(wait_until([&] { return in_flight == 0; }, std::chrono::seconds(30)));
+  writer.Stop();
+  ASSERT_TRUE(log.WaitUntil([&] { return log.in_flight == 0; }, std::chrono::seconds(30)));
 
-  std::lock_guard lock(mu);
+  std::lock_guard lock(log.mu);
   size_t lost = 0;
   size_t acknowledged_from_down = 0;  // Sent while no OSD ran, acknowledged by the new one.
-  for (uint64_t n : acknowledged) {
+  for (uint64_t n : log.acknowledged) {
     if (n >= first_write_while_down && n < first_write_after_down) ++acknowledged_from_down;
-    auto got = store->Get(ns, id(n));
-    if (got.ok() && *got == blob(n)) continue;
+    auto got = store->Get(ns, BurstId(n));
+    if (got.ok() && *got == BurstBlob(n)) continue;
     ++lost;
     ADD_FAILURE() << "acknowledged write " << n << ": "
                   << (got.ok() ? "read back different" : got.status().ToString());
   }
   std::map<std::string_view, size_t> failed_by_code;
   size_t stored_anyway = 0;
-  for (const auto& [n, status] : failed) {
+  for (const auto& [n, status] : log.failed) {
     ++failed_by_code[StatusCodeName(status.code())];
     EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << n << ": " << status.ToString();
     EXPECT_TRUE(IsOverload(status)) << n << ": " << status.ToString();
-    auto got = store->Get(ns, id(n));
+    auto got = store->Get(ns, BurstId(n));
     if (got.ok()) {
-      EXPECT_EQ(*got, blob(n)) << "failed write " << n << " is stored, but not intact";
+      EXPECT_EQ(*got, BurstBlob(n)) << "failed write " << n << " is stored, but not intact";
       ++stored_anyway;
     } else {
       EXPECT_EQ(got.status().code(), StatusCode::kNotFound)
@@ -990,12 +939,13 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
     codes += (codes.empty() ? "" : ", ") + std::to_string(count) + " " + std::string(code);
   }
   const auto away = std::chrono::duration<double>(restarted_at - killed_at).count();
-  std::cout << "OSD restart: limit " << before << " before, " << lowest << " lowest, " << after
-            << " after; " << acknowledged.size() << " acknowledged writes ("
+  std::cout << "OSD restart: limit " << before << " before, " << log.lowest << " lowest, "
+            << after << " after; " << log.acknowledged.size() << " acknowledged writes ("
             << acknowledged_from_down << " of them sent while no OSD ran), " << lost
-            << " of them lost; " << failed.size() << " failed (" << (codes.empty() ? "none" : codes)
-            << "), " << stored_anyway << " of them stored anyway; OSD away " << std::fixed
-            << std::setprecision(1) << away << " s (kill to pool answering)\n";
+            << " of them lost; " << log.failed.size() << " failed ("
+            << (codes.empty() ? "none" : codes) << "), " << stored_anyway
+            << " of them stored anyway; OSD away " << std::fixed << std::setprecision(1) << away
+            << " s (kill to pool answering)\n";
 }
 
 }  // namespace
