@@ -103,8 +103,9 @@ struct RadosStoreOptions {
   Duration op_timeout = std::chrono::seconds(30);
   // Receives events (StoreObserver): every operation's outcome, and one OnCommit per write that
   // reached the cluster, its latency from sending to RADOS' acknowledgement. Write events run on
-  // librados finisher threads. No map events (there is no map). Not owned; must outlive the
-  // store. Default: nullptr (none).
+  // librados finisher threads; CommitEvent::attempts > 1 when a put with an outcome lost a race
+  // with an erase of its id and started again. No map events (there is no map). Not owned; must
+  // outlive the store. Default: nullptr (none).
   StoreObserver* observer = nullptr;
 
   // Checks the fields above; OpenRadosBlobStore calls it and fails with its Status.
