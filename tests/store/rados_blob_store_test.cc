@@ -49,6 +49,19 @@ using testing::CountingObserver;
 using testing::Pattern;
 using testing::String;
 
+// Runs `command` with the shell, its output in `*output`; whether it exited 0.
+bool RunCommand(const std::string& command, std::string* output) {
+  output->clear();
+  FILE* out = popen(command.c_str(), "r");
+  if (out == nullptr) {
+    *output = "cannot run " + command;
+    return false;
+  }
+  char line[512];
+  while (fgets(line, sizeof line, out) != nullptr) *output += line;
+  return pclose(out) == 0;
+}
+
 // The cluster, started by the first test that needs it (so that a run of LMDB cases alone, as
 // ctest runs them, starts none) and stopped in the environment's TearDown.
 class RadosCluster : public ::testing::Environment {
@@ -68,22 +81,15 @@ class RadosCluster : public ::testing::Environment {
     }
     dir_ = std::make_unique<testing::TempDir>();
     cluster_dir_ = dir_->Sub("cluster");
-    const std::string command = std::string(BLOBTUNE_RADOS_CLUSTER) + " start '" + cluster_dir_ +
-                                "' " + start_flags_ + " 2>&1";
-    FILE* out = popen(command.c_str(), "r");
-    if (out == nullptr) {
-      start_output_ = "cannot run " + command;
+    if (!RunCommand(std::string(BLOBTUNE_RADOS_CLUSTER) + " start '" + cluster_dir_ + "' " +
+                        start_flags_ + " 2>&1",
+                    &start_output_)) {
       return;
     }
-    char line[512];
-    std::string last;
-    while (fgets(line, sizeof line, out) != nullptr) {
-      start_output_ += line;
-      last = line;
-    }
-    if (pclose(out) != 0) return;
+    // The last line names the cluster's ceph.conf.
+    std::string last = start_output_;
     while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
-    conf_ = last;
+    conf_ = last.substr(last.find_last_of('\n') + 1);
     started_ = true;
   }
 
@@ -220,17 +226,9 @@ class KilledOsd {
  private:
   bool RunScript(const char* verb) {
     // `timeout`: start-osd bounds its own wait for the pool, not a ceph-osd that never returns.
-    const std::string command = "timeout 120 " + std::string(BLOBTUNE_RADOS_CLUSTER) + " " + verb +
-                                " '" + cluster_dir_ + "' 2>&1";
-    output_.clear();
-    FILE* out = popen(command.c_str(), "r");
-    if (out == nullptr) {
-      output_ = "cannot run " + command;
-      return false;
-    }
-    char line[512];
-    while (fgets(line, sizeof line, out) != nullptr) output_ += line;
-    return pclose(out) == 0;
+    return RunCommand("timeout 120 " + std::string(BLOBTUNE_RADOS_CLUSTER) + " " + verb + " '" +
+                          cluster_dir_ + "' 2>&1",
+                      &output_);
   }
 
   const std::string cluster_dir_;
