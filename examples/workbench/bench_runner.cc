@@ -8,6 +8,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "limiter_admission.h"
+#include "oracle_cache.h"
 
 namespace blobtune::workbench {
 namespace {
@@ -140,9 +141,19 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options) {
     auto start = std::chrono::steady_clock::now();
     OracleOptions oracle_options = options.oracle;
     oracle_options.threads = options.threads;
-    StatusOr<std::vector<PhaseOracle>> oracle = ComputeOracle(w, oracle_options);
-    if (!oracle.ok()) return oracle.status().WithContext(w.name + ": oracle");
-    entry.oracle = *std::move(oracle);
+    std::optional<std::vector<PhaseOracle>> cached;
+    OracleCache cache(options.oracle_cache_dir);
+    if (!options.oracle_cache_dir.empty()) cached = cache.Find(w, oracle_options);
+    if (cached) {
+      entry.oracle = *std::move(cached);
+    } else {
+      StatusOr<std::vector<PhaseOracle>> oracle = ComputeOracle(w, oracle_options);
+      if (!oracle.ok()) return oracle.status().WithContext(w.name + ": oracle");
+      entry.oracle = *std::move(oracle);
+      if (!options.oracle_cache_dir.empty()) {
+        if (Status s = cache.Store(w, oracle_options, entry.oracle); !s.ok()) return s;
+      }
+    }
     double oracle_s = SecondsSince(start);
 
     start = std::chrono::steady_clock::now();

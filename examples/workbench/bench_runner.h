@@ -61,6 +61,8 @@ struct BenchOptions {
   // Replaces every workload's own seed.
   std::optional<uint64_t> seed;
   OracleOptions oracle;
+  // When set, a directory that keeps each workload's oracle across runs (oracle_cache.h).
+  std::string oracle_cache_dir;
   int threads = 2;
   // Keep each run's time series (for plots).
   bool keep_series = false;

@@ -60,6 +60,9 @@ each with the best static limit of every phase (the oracle).
                         127.0.0.1:9464, :9464; port 0 picks one), limiter label
                         "<workload>/<algorithm>", latencies in simulated time; after the run
                         the program keeps serving until interrupted (Ctrl-C)
+  --oracle-cache DIR    keep each workload's oracle in DIR and reuse it in later runs (keyed
+                        by the workload's text, its seed and the oracle's settings, not by
+                        the simulator's code: use a new DIR after changing the workbench)
   --version             print the version and exit
   --help                this text
 
@@ -77,6 +80,7 @@ struct Flags {
   int generate = 0;     // Workloads to generate; 0: none.
   std::string family;   // Only this family; empty: all.
   std::string write_dir;
+  std::string oracle_cache_dir;
 };
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -160,6 +164,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       std::vector<std::string> dirs = values();
       if (dirs.size() != 1) return UsageError("--write needs exactly one directory");
       flags.write_dir = dirs[0];
+    } else if (flag == "--oracle-cache") {
+      std::vector<std::string> dirs = values();
+      if (dirs.size() != 1) return UsageError("--oracle-cache needs exactly one directory");
+      flags.oracle_cache_dir = dirs[0];
     } else if (flag == "--metrics") {
       std::vector<std::string> addresses = values();
       if (addresses.size() != 1) return UsageError("--metrics needs one address (HOST:PORT)");
@@ -228,6 +236,7 @@ int main(int argc, char** argv) {
     options.seed = flags.seed;
   }
   options.threads = flags.threads;
+  options.oracle_cache_dir = flags.oracle_cache_dir;
   options.keep_series = !flags.plot_dir.empty();
   if (flags.algorithms.empty()) {
     for (std::string_view name : blobtune::tuner::AlgorithmNames()) {

@@ -119,6 +119,7 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
                          {"recovery_rtts", OptionalNumber(s.recovery_rtts)},
                          {"service_in_band", Round(s.service_in_band)},
                          {"limit_cv", Round(s.limit_cv)},
+                         {"mean_limit", Round(s.mean_limit)},
                          {"fairness", OptionalNumber(s.fairness)},
                          {"regret", Round(s.regret)},
                          {"meets_bar", misses.empty()},

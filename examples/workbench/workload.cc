@@ -388,6 +388,7 @@ StatusOr<Workload> ParseWorkload(std::string_view json_text, std::string_view or
   }
   r.RejectUnknownFields();
   if (!r.ok()) return r.status().WithContext(origin);
+  w.text = json_text;
   return w;
 }
 

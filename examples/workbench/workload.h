@@ -119,6 +119,7 @@ struct Workload {
   std::vector<StepSpec> steps;  // Sorted by time, all within (0, duration_s).
   int max_limit = 1000;         // Bound of every limiter and of the oracle's sweep.
   int initial_limit = 0;        // Where algorithms start (0: each algorithm's own default).
+  std::string text;             // The JSON it was parsed from (keys the oracle cache).
 };
 
 // Parses and validates a workload; errors are INVALID_ARGUMENT naming the field
