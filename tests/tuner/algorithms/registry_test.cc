@@ -93,7 +93,7 @@ TEST(MakeAlgorithmTest, BuildsEveryRegisteredNameWithDefaults) {
   const std::vector<std::string_view> names = AlgorithmNames();
   EXPECT_EQ(names,
             (std::vector<std::string_view>{"fixed", "aimd", "gradient", "gradient2", "vegas",
-                                           "knee", "plateau"}));
+                                           "knee", "plateau", "marginal"}));
   for (std::string_view name : names) {
     StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm =
         MakeAlgorithm({.name = std::string(name)});

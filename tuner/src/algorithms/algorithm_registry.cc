@@ -15,6 +15,7 @@
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
 #include "blobtune/tuner/algorithms/knee.h"
+#include "blobtune/tuner/algorithms/marginal.h"
 #include "blobtune/tuner/algorithms/plateau.h"
 #include "blobtune/tuner/algorithms/vegas.h"
 
@@ -197,6 +198,18 @@ constexpr std::array<Param<PlateauLimit::Options>, 9> kPlateauParams{{
     {"probe_interval", [](auto& o, auto n, double v) { return SetInt(o.probe_interval, n, v); }},
 }};
 
+constexpr std::array<Param<MarginalLimit::Options>, 9> kMarginalParams{{
+    {"initial_limit", [](auto& o, auto n, double v) { return SetInt(o.initial_limit, n, v); }},
+    {"min_limit", [](auto& o, auto n, double v) { return SetInt(o.min_limit, n, v); }},
+    {"max_limit", [](auto& o, auto n, double v) { return SetInt(o.max_limit, n, v); }},
+    {"threshold", [](auto& o, auto n, double v) { return SetDouble(o.threshold, n, v); }},
+    {"probe", [](auto& o, auto n, double v) { return SetDouble(o.probe, n, v); }},
+    {"cycle", [](auto& o, auto n, double v) { return SetInt(o.cycle, n, v); }},
+    {"step", [](auto& o, auto n, double v) { return SetDouble(o.step, n, v); }},
+    {"confidence", [](auto& o, auto n, double v) { return SetDouble(o.confidence, n, v); }},
+    {"startup_gain", [](auto& o, auto n, double v) { return SetDouble(o.startup_gain, n, v); }},
+}};
+
 // ---- The registry: one row per algorithm. Add a row (and a parameter table) to register one. --
 
 template <const auto& kParams>
@@ -244,7 +257,7 @@ struct RegistryEntry {
   std::vector<std::string_view> (*param_names)();
 };
 
-constexpr std::array<RegistryEntry, 7> kRegistry{{
+constexpr std::array<RegistryEntry, 8> kRegistry{{
     {"fixed", &Build<FixedLimit, kFixedParams>, &ParamNames<kFixedParams>},
     {"aimd", &Build<AimdLimit, kAimdParams>, &ParamNames<kAimdParams>},
     {"gradient", &Build<EnvoyGradientLimit, kEnvoyGradientParams>,
@@ -253,6 +266,7 @@ constexpr std::array<RegistryEntry, 7> kRegistry{{
     {"vegas", &Build<VegasLimit, kVegasParams>, &ParamNames<kVegasParams>},
     {"knee", &Build<KneeLimit, kKneeParams>, &ParamNames<kKneeParams>},
     {"plateau", &Build<PlateauLimit, kPlateauParams>, &ParamNames<kPlateauParams>},
+    {"marginal", &Build<MarginalLimit, kMarginalParams>, &ParamNames<kMarginalParams>},
 }};
 
 const RegistryEntry* FindEntry(std::string_view name) {

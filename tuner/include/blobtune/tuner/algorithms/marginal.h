@@ -1,0 +1,161 @@
+// MarginalLimit: blobtune's default limit algorithm. It keeps the limit where one more permit
+// stops paying in goodput: it probes a little above and below the limit, measures what the
+// marginal permits add, and moves towards where they add less than `threshold` of their share.
+//
+//   StatusOr<MarginalLimit> marginal = MarginalLimit::Create({.max_limit = 256});
+//   if (!marginal.ok()) return marginal.status();
+//   int limit = marginal->Update(sample);
+//
+// The law (docs/TUNING.md derives every number):
+//   Slots. Time, read from the samples, is cut into slots of P ns, the smallest power of two
+//     of at least kSlotLatencies mean latencies (latency plus setup: how long a permit is held)
+//     and long enough for kMinSlotSuccesses successes. Slots start at multiples of P, so
+//     limiters that share a resource, and so its latency, share slot boundaries. A slot's
+//     goodput X counts the successes that end in it after its first mean latency (accesses
+//     granted under the previous limit finish then). A slot *binds* when at least half of its
+//     accesses were granted with the limit full, or an acquirer was refused or expired.
+//   Elasticity. e = d ln X / d ln L between two limits: 1 where every permit adds its share of
+//     goodput, 0 where it only adds latency (Little's law: the two elasticities sum to 1).
+//     Its standard error comes from v, the variance of ln X between successive slots at one
+//     limit times their successes, so noisy plants need stronger evidence.
+//   Startup, from initial_limit: the limit doubles after every slot that binds, until a
+//     doubling shows e < startup_gain by at least one standard error. The limit then becomes
+//     L_prev * X / X_prev: where the previous limit, scaled at e = 1, reaches the goodput the
+//     doubling saw (the knee, for a resource whose goodput stops at a knee).
+//   Cruise. Cycles of `cycle` slots. The first slot of each cycle probes: at L * (1 + probe)
+//     in even cycles, at L / (1 + probe) in odd ones (cycles are counted from time too, so
+//     limiters of one resource probe together and each sees what more permits do to the whole,
+//     not what it takes from the others). The probe's e is measured against the mean of the
+//     base slots just before and after it, which must both bind:
+//       probe up:    e >= startup_gain and e - threshold >= confidence standard errors: startup.
+//                    Otherwise, e > threshold: ln L += step.
+//       probe down:  threshold - e >= confidence standard errors: drain.
+//                    Otherwise, e < threshold: ln L -= step.
+//   Drain. The limit halves after every slot while a halving loses less than `threshold` of its
+//     share (e < threshold), down to min_limit; then, as startup ends, the limit becomes where
+//     the last halving, scaled at e = 1, regains the goodput it lost.
+//   Errors. A drop faster than kFastError of the mean latency is an error that never reached
+//     the resource: it is ignored, it moves nothing. Slower drops (timeouts, hangs) held
+//     their permits, which the slot's binding and goodput see; they are never goodput.
+//   Bounds. Every limit is within [min_limit, max_limit], and never below 1.
+// What probing costs a steady plant: one slot in `cycle` runs at a limit `probe` away from L,
+// above it in half of the cycles (latency up to (1 + probe) times L's, the p99 a little) and
+// below it in the other half (goodput down by about e * ln(1 + probe) for that slot). With the
+// defaults: one slot in 8 above, one in 8 below. docs/TUNING.md has the figures measured.
+//
+// Thread-safety: none; driven by one thread at a time.
+#ifndef BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_
+#define BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/sample.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::tuner {
+
+class MarginalLimit final : public LimitAlgorithm {
+ public:
+  struct Options {
+    // The limit before any sample; startup doubles from here. Default: 4 accesses.
+    // REQUIRES: min_limit <= initial_limit <= max_limit.
+    int initial_limit = 4;
+    // Floor of the limit. Default: 1. REQUIRES: >= 1.
+    int min_limit = 1;
+    // Ceiling of the limit. Default: 1000. REQUIRES: <= 1000000.
+    int max_limit = 1000;
+    // The elasticity below which a permit no longer pays: lower keeps more goodput at more
+    // latency, higher keeps latency lower at some goodput. Default: 0.1. REQUIRES: (0, 1).
+    double threshold = 0.1;
+    // How far a probe goes: a larger probe sees a small gain sooner and costs more while it
+    // runs. Default: 0.25 (a quarter of the limit, at least one access). REQUIRES: (0, 1].
+    double probe = 0.25;
+    // Slots per probe: more probes notice a change sooner and cost more. Default: 4.
+    // REQUIRES: 2..64.
+    int cycle = 4;
+    // The move of ln(limit) per probe that calls for one: larger follows changes faster and
+    // wanders further on noise. Default: 0.08. REQUIRES: (0, 1].
+    double step = 0.08;
+    // Standard errors of evidence before a probe switches to startup or drain. Default: 3.
+    // REQUIRES: > 0.
+    double confidence = 3;
+    // The elasticity a doubling must show to double again. Default: 0.5. REQUIRES: (threshold, 1).
+    double startup_gain = 0.5;
+
+    Status Validate() const;
+  };
+
+  static StatusOr<MarginalLimit> Create(const Options& options);
+
+  MarginalLimit(const MarginalLimit&) = default;
+  MarginalLimit& operator=(const MarginalLimit&) = default;
+  MarginalLimit(MarginalLimit&&) = default;
+  MarginalLimit& operator=(MarginalLimit&&) = default;
+  ~MarginalLimit() override = default;
+
+  std::string_view name() const noexcept override { return "marginal"; }
+  int limit() const noexcept override { return limit_; }
+  int Update(const Sample& sample) override;
+  AlgorithmEstimates estimates() const override;
+  std::unique_ptr<LimitAlgorithm> Clone() const override;
+
+  const Options& options() const noexcept { return options_; }
+
+ private:
+  enum class Phase { kStartup, kDrain, kCruise };
+  // What one slot saw, from its first mean latency on.
+  struct Slot {
+    int64_t index = 0;        // Start / length.
+    int64_t length_ns = 0;
+    double settle_s = 0;      // Not measured: from the start, for the previous limit's accesses.
+    int limit = 0;            // In force during the slot.
+    double successes = 0;     // Weighted.
+    double accesses = 0;      // Weighted: successes and slow drops.
+    double full = 0;          // Accesses granted with the limit full.
+    double held_sum = 0;      // Of the successes: latency plus setup, seconds.
+    bool pressure = false;    // An acquirer was refused or expired.
+  };
+  // A slot reduced to what the law compares.
+  struct Measure {
+    bool binds = false;
+    int limit = 0;
+    double ln_rate = 0;    // ln of goodput per second.
+    double successes = 0;
+  };
+
+  struct Evidence {
+    double weight = 0;  // Sum of 1 / variance.
+    double sum = 0;     // Sum of elasticity / variance.
+  };
+
+  explicit MarginalLimit(const Options& options);
+  int BaseLimit() const;
+  void StartSlot(TimePoint at);
+  void CloseSlot();
+  void Cruise(const Measure& m);
+  void Enter(Phase phase, const Measure& from);
+  // The standard error of an elasticity from goodputs measured with these successes.
+  double ElasticityError(double dl, double inverse_successes) const;
+
+  Options options_;
+  Phase phase_ = Phase::kStartup;
+  int limit_;
+  double ln_base_;           // ln of the limit between probes (real valued).
+  Measure last_;             // Startup, drain: the slot before.
+  Measure before_;           // Cruise: the base slot before the probe (or the last one).
+  Measure probe_;            // Cruise: the probe slot awaiting its judgement.
+  Evidence up_, down_;
+  double noise_ = 1;         // v: Var(ln X) of a slot times its successes (1 for Poisson).
+  double held_s_ = 0;        // Mean time a success held its permit, last slot (seconds).
+  Slot slot_;
+  bool started_ = false;
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_

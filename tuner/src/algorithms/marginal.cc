@@ -1,0 +1,258 @@
+#include "blobtune/tuner/algorithms/marginal.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "algorithm_internal.h"
+
+namespace blobtune::tuner {
+namespace {
+
+namespace internal = algorithms_internal;
+
+// A slot spans one mean hold time for the accesses granted under the previous limit to finish,
+// and at least one more to measure.
+constexpr double kSlotLatencies = 2;
+// ln X of a slot with n Poisson successes is known to 1 / sqrt(n): 35% for 8, enough to see a
+// doubling (ln 2 = 0.69) at two standard errors.
+constexpr double kMinSlotSuccesses = 8;
+// The noise estimate averages about this many slot pairs.
+constexpr double kNoiseMemory = 10;
+// A drop faster than this share of the mean hold time never waited for the resource.
+constexpr double kFastError = 0.5;
+// A slot binds when at least this share of its accesses found the limit full.
+constexpr double kBindingShare = 0.5;
+
+double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The smallest power of two nanoseconds of at least `seconds` (at least 1 us, at most 2^40 ns).
+int64_t SlotLength(double seconds) {
+  int64_t ns = 1024;
+  while (static_cast<double>(ns) < seconds * 1e9 && ns < (int64_t{1} << 40)) ns *= 2;
+  return ns;
+}
+
+}  // namespace
+
+Status MarginalLimit::Options::Validate() const {
+  constexpr std::string_view kName = "marginal";
+  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
+    return s;
+  }
+  if (!(threshold > 0 && threshold < 1)) {
+    return internal::InvalidField(kName, "threshold", "must be in (0, 1)", threshold);
+  }
+  if (Status s = internal::RequireInHalfOpenRange(kName, "probe", probe, 0, 1); !s.ok()) return s;
+  if (Status s = internal::RequireInRange(kName, "cycle", cycle, 2, 64); !s.ok()) return s;
+  if (Status s = internal::RequireInHalfOpenRange(kName, "step", step, 0, 1); !s.ok()) return s;
+  if (!(confidence > 0 && std::isfinite(confidence))) {
+    return internal::InvalidField(kName, "confidence", "must be > 0", confidence);
+  }
+  if (!(startup_gain > threshold && startup_gain < 1)) {
+    return internal::InvalidField(kName, "startup_gain", "must be in (threshold, 1)",
+                                  startup_gain);
+  }
+  return Status::Ok();
+}
+
+StatusOr<MarginalLimit> MarginalLimit::Create(const Options& options) {
+  if (Status s = options.Validate(); !s.ok()) return s;
+  return MarginalLimit(options);
+}
+
+MarginalLimit::MarginalLimit(const Options& options)
+    : options_(options),
+      limit_(options.initial_limit),
+      ln_base_(std::log(static_cast<double>(options.initial_limit))) {}
+
+std::unique_ptr<LimitAlgorithm> MarginalLimit::Clone() const {
+  return std::make_unique<MarginalLimit>(*this);
+}
+
+AlgorithmEstimates MarginalLimit::estimates() const {
+  AlgorithmEstimates e;
+  if (held_s_ > 0) {
+    e.recent_latency =
+        std::chrono::duration_cast<Duration>(std::chrono::duration<double>(held_s_));
+  }
+  switch (phase_) {
+    case Phase::kStartup: e.state = "startup"; break;
+    case Phase::kDrain: e.state = "drain"; break;
+    case Phase::kCruise:
+      e.state = limit_ == BaseLimit() ? "cruise" : (limit_ > BaseLimit() ? "probe up" : "probe down");
+      break;
+  }
+  return e;
+}
+
+int MarginalLimit::BaseLimit() const {
+  return internal::ClampLimit(std::exp(ln_base_) + 0.5, options_.min_limit, options_.max_limit);
+}
+
+double MarginalLimit::ElasticityError(double dl, double inverse_successes) const {
+  return std::sqrt(noise_ * inverse_successes) / std::abs(dl);
+}
+
+void MarginalLimit::StartSlot(TimePoint at) {
+  const int64_t length = slot_.length_ns;
+  slot_ = Slot{};
+  slot_.length_ns = length;
+  slot_.index = FloorDiv(at.time_since_epoch().count(), length);
+  const int base = BaseLimit();
+  limit_ = base;
+  if (phase_ == Phase::kCruise && slot_.index % options_.cycle == 0) {
+    // Up in even cycles, down in odd ones, counted from time: see the header.
+    const bool up = FloorDiv(slot_.index, options_.cycle) % 2 == 0;
+    const double factor = 1 + options_.probe;
+    limit_ = up ? std::max(base + 1, static_cast<int>(std::lround(base * factor)))
+                : std::min(base - 1, static_cast<int>(std::lround(base / factor)));
+    limit_ = std::clamp(limit_, options_.min_limit, options_.max_limit);
+  }
+  slot_.limit = limit_;
+  // Accesses granted under the previous limit finish within about one hold time.
+  slot_.settle_s = std::min(held_s_, 0.5e-9 * static_cast<double>(slot_.length_ns));
+}
+
+int MarginalLimit::Update(const Sample& sample) {
+  const TimePoint end = sample.end();
+  const double held = Seconds(sample.latency + sample.setup);
+  if (!started_) {
+    if (sample.dropped) return limit_;
+    started_ = true;
+    held_s_ = std::max(held, 1e-6);
+    slot_.length_ns = SlotLength(kSlotLatencies * held_s_);
+    StartSlot(end);
+  }
+  if (sample.dropped && held < kFastError * held_s_) return limit_;  // An error: ignored.
+  const TimePoint slot_start(Duration(slot_.index * slot_.length_ns));
+  if (end >= slot_start + Duration(slot_.length_ns)) {
+    CloseSlot();
+    StartSlot(end);
+  }
+  if (sample.refused > 0 || sample.expired > 0) slot_.pressure = true;
+  if (Seconds(end - slot_start) < slot_.settle_s) return limit_;
+  const double w = sample.weight;
+  slot_.accesses += w;
+  if (sample.inflight >= slot_.limit) slot_.full += w;
+  if (!sample.dropped) {
+    slot_.successes += w;
+    slot_.held_sum += w * held;
+  }
+  return limit_;
+}
+
+void MarginalLimit::CloseSlot() {
+  const Slot& slot = slot_;
+  if (slot.successes <= 0) return;
+  const double measured_s = 1e-9 * static_cast<double>(slot.length_ns) - slot.settle_s;
+  held_s_ += 0.25 * (slot.held_sum / slot.successes - held_s_);
+  const double rate = slot.successes / measured_s;
+  // The next slots: long enough for the hold time and for kMinSlotSuccesses at this rate. A
+  // slot grows at once and shrinks only when a quarter of it would do, so that its length
+  // does not flap between two powers of two.
+  const int64_t wanted =
+      SlotLength(std::max(kSlotLatencies * held_s_, held_s_ + kMinSlotSuccesses / rate));
+  const int64_t length =
+      (wanted > slot.length_ns || 4 * wanted <= slot.length_ns) ? wanted : slot.length_ns;
+  if (slot.successes < kMinSlotSuccesses / 2) {
+    slot_.length_ns = length;
+    return;  // Too few to say anything.
+  }
+  const Measure m{slot.pressure || slot.full >= kBindingShare * slot.accesses, slot.limit,
+                  std::log(rate), slot.successes};
+  slot_.length_ns = length;
+
+  switch (phase_) {
+    case Phase::kStartup:
+      if (last_.binds && m.limit > last_.limit) {
+        const double dl = std::log(static_cast<double>(m.limit) / last_.limit);
+        const double gain = m.ln_rate - last_.ln_rate;
+        const double error = ElasticityError(dl, 1 / m.successes + 1 / last_.successes);
+        if (gain / dl < options_.startup_gain - error) {
+          ln_base_ = std::log(static_cast<double>(last_.limit)) + std::clamp(gain, 0.0, dl);
+          Enter(Phase::kCruise, {});
+          return;
+        }
+      }
+      if (!m.binds) return;  // Limited by demand: a higher limit would teach nothing.
+      Enter(m.limit >= options_.max_limit ? Phase::kCruise : Phase::kStartup, m);
+      return;
+    case Phase::kDrain: {
+      const double dl = std::log(static_cast<double>(last_.limit) / m.limit);
+      const double loss = last_.ln_rate - m.ln_rate;
+      if (loss < options_.threshold * dl && m.limit > options_.min_limit) {
+        Enter(Phase::kDrain, m);
+        return;
+      }
+      ln_base_ = std::log(static_cast<double>(m.limit)) + std::clamp(loss, 0.0, dl);
+      Enter(Phase::kCruise, {});
+      return;
+    }
+    case Phase::kCruise:
+      Cruise(m);
+      return;
+  }
+}
+
+void MarginalLimit::Enter(Phase phase, const Measure& from) {
+  phase_ = phase;
+  last_ = from;
+  before_ = probe_ = {};
+  up_ = down_ = {};
+  if (phase == Phase::kStartup) {
+    ln_base_ = std::log(std::min(2.0 * from.limit, static_cast<double>(options_.max_limit)));
+  } else if (phase == Phase::kDrain) {
+    ln_base_ = std::log(std::max(0.5 * from.limit, static_cast<double>(options_.min_limit)));
+  }
+}
+
+void MarginalLimit::Cruise(const Measure& m) {
+  const int64_t position = slot_.index % options_.cycle;
+  if (position == 0) {
+    probe_ = m;  // Judged even when it does not bind: then its extra permits gained nothing.
+    return;
+  }
+  if (position == 1 && probe_.successes > 0 && before_.binds && m.binds &&
+      before_.limit == m.limit && probe_.limit != m.limit) {
+    const double dl = std::log(static_cast<double>(probe_.limit) / m.limit);
+    const double e = (probe_.ln_rate - 0.5 * (before_.ln_rate + m.ln_rate)) / dl;
+    const double error = ElasticityError(
+        dl, 1 / probe_.successes + 0.25 / before_.successes + 0.25 / m.successes);
+    // Evidence pooled over the consecutive probes of one direction that agree, weighted by
+    // the inverse of their variance.
+    Evidence& pool = dl > 0 ? up_ : down_;
+    const bool agrees = dl > 0 ? e > options_.threshold : e < options_.threshold;
+    if (!agrees) pool = {};
+    pool.weight += 1 / (error * error);
+    pool.sum += e / (error * error);
+    const double mean = pool.sum / pool.weight;
+    const double z = (mean - options_.threshold) * std::sqrt(pool.weight);
+    if (dl > 0) {
+      if (mean >= options_.startup_gain && z >= options_.confidence) {
+        Enter(Phase::kStartup, m);
+        return;
+      }
+      if (agrees) ln_base_ += options_.step;
+    } else {
+      if (-z >= options_.confidence) {
+        Enter(Phase::kDrain, m);
+        return;
+      }
+      if (agrees) ln_base_ -= options_.step;
+    }
+    ln_base_ = std::clamp(ln_base_, std::log(static_cast<double>(options_.min_limit)),
+                          std::log(static_cast<double>(options_.max_limit)));
+  }
+  if (before_.binds && m.binds && before_.limit == m.limit) {
+    const double d = m.ln_rate - before_.ln_rate;
+    const double inverse = 1 / m.successes + 1 / before_.successes;
+    noise_ += (d * d / inverse - noise_) / kNoiseMemory;
+  }
+  probe_ = {};
+  before_ = m;
+}
+
+}  // namespace blobtune::tuner
