@@ -112,8 +112,10 @@ void MarginalLimit::StartSlot(TimePoint at) {
     limit_ = std::clamp(limit_, options_.min_limit, options_.max_limit);
   }
   slot_.limit = limit_;
-  // Accesses granted under the previous limit finish within about one hold time.
-  slot_.settle_s = std::min(held_s_, 0.5e-9 * static_cast<double>(slot_.length_ns));
+  // The limit applies from now, which is later than the slot's start when the previous slot
+  // was shorter; accesses granted under the previous limit finish within about one hold time.
+  slot_.measured_from =
+      at + std::chrono::duration_cast<Duration>(std::chrono::duration<double>(held_s_));
 }
 
 int MarginalLimit::Update(const Sample& sample) {
@@ -133,7 +135,7 @@ int MarginalLimit::Update(const Sample& sample) {
     StartSlot(end);
   }
   if (sample.refused > 0 || sample.expired > 0) slot_.pressure = true;
-  if (Seconds(end - slot_start) < slot_.settle_s) return limit_;
+  if (end < slot_.measured_from) return limit_;
   const double w = sample.weight;
   slot_.accesses += w;
   if (sample.inflight >= slot_.limit) slot_.full += w;
@@ -147,7 +149,8 @@ int MarginalLimit::Update(const Sample& sample) {
 void MarginalLimit::CloseSlot() {
   const Slot& slot = slot_;
   if (slot.successes <= 0) return;
-  const double measured_s = 1e-9 * static_cast<double>(slot.length_ns) - slot.settle_s;
+  const TimePoint slot_end(Duration((slot.index + 1) * slot.length_ns));
+  const double measured_s = Seconds(slot_end - slot.measured_from);
   held_s_ += 0.25 * (slot.held_sum / slot.successes - held_s_);
   const double rate = slot.successes / measured_s;
   // The next slots: long enough for the hold time and for kMinSlotSuccesses at this rate. A
@@ -202,6 +205,7 @@ void MarginalLimit::Enter(Phase phase, const Measure& from) {
   last_ = from;
   before_ = probe_ = {};
   up_ = down_ = {};
+  descent_ = 0;
   if (phase == Phase::kStartup) {
     ln_base_ = std::log(std::min(2.0 * from.limit, static_cast<double>(options_.max_limit)));
   } else if (phase == Phase::kDrain) {
@@ -235,13 +239,22 @@ void MarginalLimit::Cruise(const Measure& m) {
         Enter(Phase::kStartup, m);
         return;
       }
-      if (agrees) ln_base_ += options_.step;
+      if (agrees) {
+        ln_base_ += options_.step;
+        descent_ = 0;
+      }
     } else {
       if (-z >= options_.confidence) {
         Enter(Phase::kDrain, m);
         return;
       }
-      if (agrees) ln_base_ -= options_.step;
+      if (agrees) {
+        // Above the knee both probes see a flat curve, and noise hides how flat: consecutive
+        // moves down double, so that a limit far above the knee comes down in a few probes.
+        ln_base_ -= std::min(std::ldexp(options_.step, descent_++), std::log(2.0));
+      } else {
+        descent_ = 0;
+      }
     }
     ln_base_ = std::clamp(ln_base_, std::log(static_cast<double>(options_.min_limit)),
                           std::log(static_cast<double>(options_.max_limit)));

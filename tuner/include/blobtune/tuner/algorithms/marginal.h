@@ -26,11 +26,13 @@
 //     in even cycles, at L / (1 + probe) in odd ones (cycles are counted from time too, so
 //     limiters of one resource probe together and each sees what more permits do to the whole,
 //     not what it takes from the others). The probe's e is measured against the mean of the
-//     base slots just before and after it, which must both bind:
-//       probe up:    e >= startup_gain and e - threshold >= confidence standard errors: startup.
-//                    Otherwise, e > threshold: ln L += step.
-//       probe down:  threshold - e >= confidence standard errors: drain.
-//                    Otherwise, e < threshold: ln L -= step.
+//     base slots just before and after it, which must both bind. Evidence is pooled over the
+//     consecutive probes of one direction that agree (up: e > threshold; down: e < threshold),
+//     weighted by their inverse variances, into a mean e and a z = (e - threshold) / error:
+//       probe up:    pooled e >= startup_gain and z >= confidence: startup. Otherwise, if it
+//                    agrees: ln L += step.
+//       probe down:  z <= -confidence: drain. Otherwise, if it agrees: ln L -= step, doubled
+//                    for each agreeing probe down in a row before it (at most ln 2).
 //   Drain. The limit halves after every slot while a halving loses less than `threshold` of its
 //     share (e < threshold), down to min_limit; then, as startup ends, the limit becomes where
 //     the last halving, scaled at e = 1, regains the goodput it lost.
@@ -112,7 +114,7 @@ class MarginalLimit final : public LimitAlgorithm {
   struct Slot {
     int64_t index = 0;        // Start / length.
     int64_t length_ns = 0;
-    double settle_s = 0;      // Not measured: from the start, for the previous limit's accesses.
+    TimePoint measured_from{};  // Accesses that end before are the previous limit's.
     int limit = 0;            // In force during the slot.
     double successes = 0;     // Weighted.
     double accesses = 0;      // Weighted: successes and slow drops.
@@ -150,6 +152,7 @@ class MarginalLimit final : public LimitAlgorithm {
   Measure before_;           // Cruise: the base slot before the probe (or the last one).
   Measure probe_;            // Cruise: the probe slot awaiting its judgement.
   Evidence up_, down_;
+  int descent_ = 0;
   double noise_ = 1;         // v: Var(ln X) of a slot times its successes (1 for Poisson).
   double held_s_ = 0;        // Mean time a success held its permit, last slot (seconds).
   Slot slot_;
