@@ -35,16 +35,16 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-// A limiter running options.algorithm, or kDefaultAlgorithm when that is empty.
+// A limiter running options.algorithm, or blobtune's default when that is empty.
 StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& options,
                                                       tuner::LimiterObserver* observer) {
-  const std::string_view spec_text =
-      options.algorithm.empty() ? kDefaultAlgorithm : std::string_view(options.algorithm);
-  StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
-      tuner::MakeAlgorithmFromText(spec_text);
-  if (!algorithm.ok()) return algorithm.status();
   tuner::LimiterOptions limiter;
-  limiter.algorithm = *std::move(algorithm);
+  if (!options.algorithm.empty()) {
+    StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
+        tuner::MakeAlgorithmFromText(options.algorithm);
+    if (!algorithm.ok()) return algorithm.status();
+    limiter.algorithm = *std::move(algorithm);
+  }
   limiter.observer = observer;
   limiter.max_queue = options.max_queue;
   limiter.queue_order = options.queue_order;

@@ -122,8 +122,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "max-connections", po::value(&options->max_connections)->default_value(options->max_connections),
       "connections served at once; more get 503 and are closed")(
       "algorithm", po::value(&options->algorithm),
-      "limit algorithm of both limiters as a registry spec, e.g. knee, gradient2, "
-      "fixed:limit=8 (default: gradient2 for both)")(
+      "limit algorithm of both limiters as a registry spec, e.g. marginal, gradient2, "
+      "fixed:limit=8 (default: blobtune's default, marginal, for both)")(
       "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
       "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),
@@ -237,7 +237,9 @@ int main(int argc, char** argv) {
             << (options.store == server::StoreBackend::kRados ? "rados pool " + options.rados_pool
                                                               : options.data_dir)
             << ", algorithm "
-            << (options.algorithm.empty() ? server::kDefaultAlgorithm : options.algorithm) << ")"
+            << (options.algorithm.empty() ? std::string(tuner::MakeDefaultAlgorithm()->name())
+                                          : options.algorithm)
+            << ")"
             << std::endl;
 
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {

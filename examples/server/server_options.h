@@ -23,12 +23,6 @@
 
 namespace blobtune::server {
 
-// The algorithm of both limiters when ServerOptions::algorithm is empty: Netflix's Gradient2.
-// Measured on this server (loopback HTTP, durable group-committed PUTs and cached GETs, against
-// a sweep of fixed limits in the same run), it is the adaptive algorithm that comes closest to
-// the best fixed limit for reads and writes alike (figures and commands in docs/TUNING.md).
-inline constexpr std::string_view kDefaultAlgorithm = "gradient2";
-
 // Where the server keeps its blobs.
 enum class StoreBackend {
   kLmdb,   // An LMDB store in a directory of this machine (ServerOptions::data_dir).
@@ -76,7 +70,7 @@ struct ServerOptions {
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;
   // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
-  // "gradient2", ...). "" for kDefaultAlgorithm. Default: "".
+  // "gradient2", ...). "" for blobtune's default (tuner::MakeDefaultAlgorithm()). Default: "".
   std::string algorithm;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
   size_t max_queue = 256;

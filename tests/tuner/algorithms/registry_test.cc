@@ -9,6 +9,7 @@
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
 #include "blobtune/tuner/algorithms/knee.h"
+#include "blobtune/tuner/algorithms/marginal.h"
 
 namespace blobtune::tuner {
 namespace {
@@ -185,11 +186,11 @@ TEST(MakeAlgorithmFromTextTest, ParsesThenBuildsAndReportsTheFirstError) {
   EXPECT_NE(unknown.status().message().find("unknown limit algorithm 'bbr'"), std::string::npos);
 }
 
-TEST(MakeDefaultAlgorithmTest, IsKneeWithDefaults) {
+TEST(MakeDefaultAlgorithmTest, IsMarginalWithDefaults) {
   std::unique_ptr<LimitAlgorithm> algorithm = MakeDefaultAlgorithm();
   ASSERT_NE(algorithm, nullptr);
-  EXPECT_EQ(algorithm->name(), "knee");
-  EXPECT_EQ(algorithm->limit(), KneeLimit::Options{}.initial_limit);
+  EXPECT_EQ(algorithm->name(), "marginal");
+  EXPECT_EQ(algorithm->limit(), MarginalLimit::Options{}.initial_limit);
 }
 
 }  // namespace

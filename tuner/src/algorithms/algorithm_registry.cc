@@ -389,7 +389,7 @@ std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm) {
 
 std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm() {
   // The defaults are valid (a registry test checks it), so value() cannot fail here.
-  return std::make_unique<KneeLimit>(KneeLimit::Create({}).value());
+  return std::make_unique<MarginalLimit>(MarginalLimit::Create({}).value());
 }
 
 StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithmFromText(std::string_view text) {

@@ -9,7 +9,8 @@
 //   StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithmFromText(flag_value);
 //   if (!algorithm.ok()) return algorithm.status();
 //
-// Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas", "knee" (ours);
+// Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas", and blobtune's own
+// "marginal" (the default), "knee" and "plateau";
 // the parameters of each are the fields of its Options (algorithms/<name>.h), durations suffixed
 // with their unit.
 //
@@ -60,8 +61,8 @@ std::vector<std::string_view> AlgorithmNames();
 // The parameter names `algorithm` accepts, or an empty list for an unknown name.
 std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm);
 
-// The algorithm blobtune uses when none is configured: knee with its defaults, which beats every
-// anchor port's mean regret on the workbench suite (docs/KNEE.md).
+// The algorithm blobtune uses when none is configured: marginal with its defaults. This is the
+// one place that says which; docs/TUNING.md says why, with the figures.
 std::unique_ptr<LimitAlgorithm> MakeDefaultAlgorithm();
 
 }  // namespace blobtune::tuner
