@@ -17,8 +17,13 @@ constexpr double kSlotLatencies = 2;
 // ln X of a slot with n Poisson successes is known to 1 / sqrt(n): 35% for 8, enough to see a
 // doubling (ln 2 = 0.69) at two standard errors.
 constexpr double kMinSlotSuccesses = 8;
-// The noise estimate averages about this many slot pairs.
-constexpr double kNoiseMemory = 10;
+// A slot shrinks only when this fraction of it would do, so that its length does not flap
+// between two powers of two.
+constexpr int64_t kSlotShrink = 4;
+// Startup ends when a doubling's elasticity is below startup_gain by this many standard
+// errors: one, so that noise more often carries startup one doubling too far (which the
+// next doubling shows) than stops it far below the knee (which only probes can climb).
+constexpr double kStartupErrors = 1;
 // A drop faster than this share of the mean hold time never waited for the resource.
 constexpr double kFastError = 0.5;
 // A slot binds when at least this share of its accesses found the limit full.
@@ -151,15 +156,15 @@ void MarginalLimit::CloseSlot() {
   if (slot.successes <= 0) return;
   const TimePoint slot_end(Duration((slot.index + 1) * slot.length_ns));
   const double measured_s = Seconds(slot_end - slot.measured_from);
-  held_s_ += 0.25 * (slot.held_sum / slot.successes - held_s_);
+  // Averages over about one cycle of slots, as the noise estimate does.
+  held_s_ += (slot.held_sum / slot.successes - held_s_) / options_.cycle;
   const double rate = slot.successes / measured_s;
-  // The next slots: long enough for the hold time and for kMinSlotSuccesses at this rate. A
-  // slot grows at once and shrinks only when a quarter of it would do, so that its length
-  // does not flap between two powers of two.
+  // The next slots: long enough for the hold time and for kMinSlotSuccesses at this rate.
   const int64_t wanted =
       SlotLength(std::max(kSlotLatencies * held_s_, held_s_ + kMinSlotSuccesses / rate));
   const int64_t length =
-      (wanted > slot.length_ns || 4 * wanted <= slot.length_ns) ? wanted : slot.length_ns;
+      (wanted > slot.length_ns || kSlotShrink * wanted <= slot.length_ns) ? wanted
+                                                                          : slot.length_ns;
   if (slot.successes < kMinSlotSuccesses / 2) {
     slot_.length_ns = length;
     return;  // Too few to say anything.
@@ -174,7 +179,7 @@ void MarginalLimit::CloseSlot() {
         const double dl = std::log(static_cast<double>(m.limit) / last_.limit);
         const double gain = m.ln_rate - last_.ln_rate;
         const double error = ElasticityError(dl, 1 / m.successes + 1 / last_.successes);
-        if (gain / dl < options_.startup_gain - error) {
+        if (gain / dl < options_.startup_gain - kStartupErrors * error) {
           ln_base_ = std::log(static_cast<double>(last_.limit)) + std::clamp(gain, 0.0, dl);
           Enter(Phase::kCruise, {});
           return;
@@ -262,7 +267,7 @@ void MarginalLimit::Cruise(const Measure& m) {
   if (before_.binds && m.binds && before_.limit == m.limit) {
     const double d = m.ln_rate - before_.ln_rate;
     const double inverse = 1 / m.successes + 1 / before_.successes;
-    noise_ += (d * d / inverse - noise_) / kNoiseMemory;
+    noise_ += (d * d / inverse - noise_) / options_.cycle;
   }
   probe_ = {};
   before_ = m;

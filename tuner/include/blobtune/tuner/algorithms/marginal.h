@@ -17,9 +17,10 @@
 //   Elasticity. e = d ln X / d ln L between two limits: 1 where every permit adds its share of
 //     goodput, 0 where it only adds latency (Little's law: the two elasticities sum to 1).
 //     Its standard error comes from v, the variance of ln X between successive slots at one
-//     limit times their successes, so noisy plants need stronger evidence.
+//     limit times their successes (averaged over about one cycle of slots, as the mean hold
+//     time is), so noisy plants need stronger evidence.
 //   Startup, from initial_limit: the limit doubles after every slot that binds, until a
-//     doubling shows e < startup_gain by at least one standard error. The limit then becomes
+//     doubling shows e < startup_gain by at least kStartupErrors standard errors. The limit then becomes
 //     L_prev * X / X_prev: where the previous limit, scaled at e = 1, reaches the goodput the
 //     doubling saw (the knee, for a resource whose goodput stops at a knee).
 //   Cruise. Cycles of `cycle` slots. The first slot of each cycle probes: at L * (1 + probe)
