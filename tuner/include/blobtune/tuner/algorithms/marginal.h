@@ -20,9 +20,9 @@
 //     limit times their successes (averaged over about one cycle of slots, as the mean hold
 //     time is), so noisy plants need stronger evidence.
 //   Startup, from initial_limit: the limit doubles after every slot that binds, until a
-//     doubling shows e < startup_gain by at least kStartupErrors standard errors. The limit then becomes
-//     L_prev * X / X_prev: where the previous limit, scaled at e = 1, reaches the goodput the
-//     doubling saw (the knee, for a resource whose goodput stops at a knee).
+//     doubling shows e < startup_gain by at least kStartupErrors standard errors. The limit
+//     then becomes L_prev * X / X_prev: where the previous limit, scaled at e = 1, reaches the
+//     goodput the doubling saw (the knee, for a resource whose goodput stops at a knee).
 //   Cruise. Cycles of `cycle` slots. The first slot of each cycle probes: at L * (1 + probe)
 //     in even cycles, at L / (1 + probe) in odd ones (cycles are counted from time too, so
 //     limiters of one resource probe together and each sees what more permits do to the whole,
