@@ -25,6 +25,10 @@ std::unique_ptr<RealPlant> MakeCachedGetPlant();
 std::unique_ptr<RealPlant> MakeServerPlant();
 // The delivery's MailServer: GET a message, then the client's local work (delivery_plant.cc).
 std::unique_ptr<RealPlant> MakeDeliveryPlant();
+// AES-256-GCM on a pool of two threads, then a durable 64 KiB put (encrypt_put_plant.cc).
+std::unique_ptr<RealPlant> MakeEncryptPutPlant();
+// 64 KiB writes into a shared table under one spin lock, on 8 workers (locked_write_plant.cc).
+std::unique_ptr<RealPlant> MakeLockedWritePlant();
 
 }  // namespace blobtune::plantbench
 

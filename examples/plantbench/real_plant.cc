@@ -21,6 +21,8 @@ const std::vector<PlantEntry>& Plants() {
       {"cached_get_10k", MakeCachedGetPlant},
       {"server_mixed_16k", MakeServerPlant},
       {"delivery_auth", MakeDeliveryPlant},
+      {"encrypt_put_64k", MakeEncryptPutPlant},
+      {"locked_write_64k", MakeLockedWritePlant},
 #if BLOBTUNE_HAVE_RADOS
       {"rados_put_64k", [] { return MakeRadosPutPlant("rados_put_64k", 64 * 1024); }},
 #endif
