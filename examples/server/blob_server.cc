@@ -105,9 +105,7 @@ class BlobServer::Impl {
         MakeLimiter(options_, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
-    links_[0] = (*store_metrics)->Attach(*store_);
-    links_[1] = (*read_metrics)->Attach(*read_limiter_);
-    links_[2] = (*write_metrics)->Attach(*write_limiter_);
+    store_link_ = (*store_metrics)->Attach(*store_);
 
     read_pool_ = std::make_unique<asio::thread_pool>(options_.read_threads);
     blobs_ = std::make_unique<store::AsyncBlobStore>(*store_, io_.get_executor(),
@@ -192,7 +190,7 @@ class BlobServer::Impl {
   std::unique_ptr<store::BlobStore> store_;
   std::unique_ptr<tuner::Limiter> read_limiter_;
   std::unique_ptr<tuner::Limiter> write_limiter_;
-  metrics::Attachment links_[3];
+  metrics::Attachment store_link_;  // After the store: unlinked before it closes.
   metrics::StatusPage status_page_;
   // Reads registry_ and writes status_page_, so it is destroyed before either.
   std::unique_ptr<metrics::StatusSampler> status_sampler_;

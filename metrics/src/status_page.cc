@@ -235,12 +235,9 @@ std::string StatusPage::Html(int refresh_seconds) const {
           body += Fact("recent latency", Fixed(*g.recent_latency_seconds * 1e3, 3) + " ms");
         }
         if (g.max_throughput) body += Fact("max throughput", Fixed(*g.max_throughput, 1) + "/s");
+        body += Fact("bounds", std::to_string(g.min_limit) + " to " + std::to_string(g.max_limit));
       } else {
-        body += Fact("algorithm", "not attached");
-      }
-      if (s.min_limit && s.max_limit) {
-        body +=
-            Fact("bounds", std::to_string(*s.min_limit) + " to " + std::to_string(*s.max_limit));
+        body += Fact("algorithm", "no limiter");
       }
       body += "</dl>\n";
       svg::Chart chart{.width = 900, .panel_height = 120, .gap = 45, .x_label = x_label};
