@@ -91,9 +91,11 @@ class BlobServer::Impl {
     StatusOr<metrics::StoreMetrics*> store_metrics = registry_.AddStore("blobs");
     StatusOr<metrics::LimiterMetrics*> read_metrics = registry_.AddLimiter("read");
     StatusOr<metrics::LimiterMetrics*> write_metrics = registry_.AddLimiter("write");
-    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok()) {
+    StatusOr<metrics::HttpMetrics*> http_metrics = registry_.AddHttpServer();
+    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok() || !http_metrics.ok()) {
       return Status::Internal("cannot register the server's metrics");
     }
+    registry_.AddProcessMetrics();
     StatusOr<std::unique_ptr<store::BlobStore>> store = OpenStore(options_, *store_metrics);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
@@ -116,7 +118,7 @@ class BlobServer::Impl {
                                                                std::chrono::seconds(1));
     handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, status_page_,
                                              read_pool_->get_executor(), options_, &draining_);
-    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, &draining_);
+    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, **http_metrics, &draining_);
     return Listen();
   }
 

@@ -363,6 +363,92 @@ TEST_F(BlobServerTest, MetricsAndHealthz) {
   EXPECT_EQ(health.body(), "ok\n");
 }
 
+// The value of the sample `series` (name and labels as exposed) in an exposition, -1 if absent.
+double Sample(const std::string& exposition, const std::string& series) {
+  const size_t at = exposition.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(exposition.substr(at + series.size() + 2));
+}
+
+TEST_F(BlobServerTest, EveryAnswerIsCountedByMethodAndCodeRefusalsIncluded) {
+  ServerOptions options;
+  options.max_connections = 1;
+  Start(options);
+  {
+    BlockingHttpClient client(port());
+    ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/a", "x")).result_int(), 201);
+    EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/default/a")).result_int(), 200);
+    EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/default/zz")).result_int(), 404);
+    // While `client` holds the one connection: 503 before any request is read.
+    BlockingHttpClient refused(port());
+    EXPECT_EQ(Answered(refused.Read()).result_int(), 503);
+    // Refused from its header: over the maximum blob size (the connection closes).
+    WriteRaw(client,
+             "PUT /blobs/default/big HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n");
+    EXPECT_EQ(Answered(client.Read()).result_int(), 413);
+  }
+  // Malformed: 400 with no method known. The cap frees as the server sees the closes.
+  int malformed = 0;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        BlockingHttpClient garbled(port());
+        if (!garbled.WriteRaw("NOT HTTP AT ALL\r\n\r\n").ok()) return false;
+        StatusOr<HttpResponse> r = garbled.Read();
+        malformed = r.ok() ? static_cast<int>(r->result_int()) : 0;
+        return malformed == 400;
+      },
+      10s))
+      << "last answer: " << malformed;
+  const std::string text = server_->MetricsText();
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"201\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"200\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"404\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"413\"}"), 1);
+  EXPECT_GE(Sample(text, "blobtune_http_requests_total{method=\"other\",code=\"503\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"other\",code=\"400\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_request_duration_seconds_count{method=\"GET\"}"), 2);
+  EXPECT_GT(Sample(text, "blobtune_http_request_duration_seconds_sum{method=\"PUT\"}"), 0);
+  EXPECT_NE(text.find("\nblobtune_build_info{version=\""), std::string::npos);
+  EXPECT_GT(Sample(text, "process_resident_memory_bytes"), 0);
+  EXPECT_GT(Sample(text, "process_open_fds"), 0);
+  EXPECT_GT(Sample(text, "blobtune_limiter_max_limit{limiter=\"write\"}"), 0);
+  EXPECT_GT(Sample(text, "blobtune_limiter_min_limit{limiter=\"read\"}"), 0);
+}
+
+TEST_F(BlobServerTest, ARequestsDurationIncludesItsWaitForAPermit) {
+  ServerOptions options;
+  options.algorithm = "fixed:limit=1";
+  options.wait_deadline = 10s;
+  Start(options);
+  BlockingHttpClient client(port());
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/victim", "v")).result_int(), 201);
+  // A PUT whose body has not come holds the one write permit; a DELETE then waits for it.
+  BlockingHttpClient holder(port());
+  WriteRaw(holder, "PUT /blobs/default/held HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
+  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s));
+  std::thread waiter([&] {
+    BlockingHttpClient deleter(port());
+    EXPECT_EQ(Answered(deleter.Send(http::verb::delete_, "/blobs/default/victim")).result_int(),
+              204);
+  });
+  auto write_limiter = [&] {
+    for (const metrics::LimiterSnapshot& s : server_->LimiterSnapshots()) {
+      if (s.name == "write") return s;
+    }
+    return metrics::LimiterSnapshot();
+  };
+  ASSERT_TRUE(WaitFor([&] { return write_limiter().gauges->queue_length == 1; }, 10s));
+  WriteRaw(holder, "ok");
+  EXPECT_EQ(Answered(holder.Read()).result_int(), 201);
+  waiter.join();
+  // The DELETE was the only acquire that waited; its duration holds its wait.
+  const double waited = static_cast<double>(write_limiter().queue_wait.sum) * 1e-9;
+  EXPECT_GT(waited, 0);
+  const std::string text = server_->MetricsText();
+  EXPECT_GE(Sample(text, "blobtune_http_request_duration_seconds_sum{method=\"DELETE\"}"),
+            waited);
+}
+
 TEST_F(BlobServerTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnections) {
   Start();
   BlockingHttpClient idle(port());
