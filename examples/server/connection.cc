@@ -107,6 +107,8 @@ struct RequestHead {
         expects_continue(beast::iequals(header.get()[http::field::expect], "100-continue")) {
     if (const auto declared = header.content_length()) length = *declared;
     has_body = header.chunked() || length.value_or(0) > 0;
+    conditions.if_match = std::string(header.get()[http::field::if_match]);
+    conditions.if_none_match = std::string(header.get()[http::field::if_none_match]);
   }
   // A body we do not read would be taken for the next request: answer it and close.
   bool keep_alive_unread() const { return client_keep_alive && !has_body; }
@@ -117,6 +119,7 @@ struct RequestHead {
   bool expects_continue;
   std::optional<uint64_t> length;  // Content-Length, if declared.
   bool has_body = false;
+  Preconditions conditions;  // If-Match, If-None-Match.
 };
 
 // A routed PUT: its write permit first (waited for until `deadline`), then its body, then the
@@ -175,8 +178,9 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     body = std::move(parser.get().body());
   }
   stream.expires_never();  // The store bounds the commit.
-  Response response = co_await hub.handler().Put(std::move(route), *std::move(permit),
-                                                 std::move(body), head.client_keep_alive);
+  Response response = co_await hub.handler().Put(std::move(route), head.conditions,
+                                                 *std::move(permit), std::move(body),
+                                                 head.client_keep_alive);
   co_return response;
 }
 
@@ -205,7 +209,7 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     co_return response;
   }
   if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
-    co_return TextResponse(http::status::bad_request,
+    co_return TextResponse(http::status::not_found,
                            "unknown namespace '" + route->ns + "'; this server has: " +
                                NamespaceList(options),
                            keep_alive);
@@ -216,7 +220,8 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     co_return response;
   }
   stream.expires_never();  // The wait deadline and the store bound the handler.
-  Response response = co_await hub.handler().Handle(*std::move(route), deadline, keep_alive);
+  Response response =
+      co_await hub.handler().Handle(*std::move(route), head.conditions, deadline, keep_alive);
   co_return response;
 }
 

@@ -1,6 +1,7 @@
-// blobtune-server over a real socket: every answer it documents (200, 201, 204, 400, 404, 405,
-// 413, 431, 503 + Retry-After), the timeouts on idle and slowloris clients, the connection cap,
-// and a graceful shutdown of the in-process BlobServer.
+// blobtune-server over a real socket: every answer it documents (200, 201, 204, 304, 400, 404,
+// 405, 412, 413, 431, 503 + Retry-After), ETags and conditional requests, cut listings, the
+// timeouts on idle and slowloris clients, the connection cap, the HTTP metrics, and a graceful
+// shutdown of the in-process BlobServer.
 #include "blob_server.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/blocking_http_client.h"
+#include "common/http_message.h"
 #include "common/temp_dir.h"
 #include "common/wait_for.h"
 
@@ -26,6 +28,7 @@ using blobtune::testing::TempDir;
 using blobtune::testing::WaitFor;
 using examples::BlockingHttpClient;
 using examples::HttpResponse;
+using examples::MakeRequest;
 namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 
@@ -92,7 +95,149 @@ TEST_F(BlobServerTest, PutGetHeadListDeleteOnOneKeepAliveConnection) {
   HttpResponse erase = Answered(client.Send(http::verb::delete_, "/blobs/photos/cat-1"));
   EXPECT_EQ(erase.result_int(), 204);
   EXPECT_TRUE(erase.body().empty());
+  EXPECT_EQ(erase.find(http::field::content_type), erase.end()) << "a 204 has no content";
   EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).result_int(), 404);
+}
+
+// The request `verb target` with one extra header.
+examples::HttpRequest With(http::verb verb, std::string target, http::field field,
+                           std::string value, std::string body = "") {
+  examples::HttpRequest request = MakeRequest(verb, std::move(target), std::move(body));
+  request.set(field, value);
+  return request;
+}
+
+TEST_F(BlobServerTest, GetAndHeadGiveTheSameETagAndChecksum) {
+  Start();
+  BlockingHttpClient client(port());
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
+            201);
+  HttpResponse get = Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"));
+  HttpResponse head = Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"));
+  const std::string etag(get[http::field::etag]);
+  EXPECT_EQ(etag.size(), 10u) << etag;  // "8 hex digits"
+  EXPECT_EQ(etag.front(), '"');
+  EXPECT_EQ(head[http::field::etag], etag);
+  EXPECT_NE(get["X-Blob-Crc32c"], "");
+  EXPECT_EQ(head["X-Blob-Crc32c"], get["X-Blob-Crc32c"]);
+  // A new content, a new ETag.
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "purr")).result_int(),
+            200);
+  EXPECT_NE(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"))[http::field::etag],
+            etag);
+}
+
+TEST_F(BlobServerTest, IfNoneMatchWithTheETagIs304WithoutABody) {
+  Start();
+  BlockingHttpClient client(port());
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
+            201);
+  const std::string etag(
+      Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"))[http::field::etag]);
+  for (http::verb verb : {http::verb::get, http::verb::head}) {
+    HttpResponse cached = Answered(
+        client.Send(With(verb, "/blobs/photos/cat-1", http::field::if_none_match, etag)));
+    EXPECT_EQ(cached.result_int(), 304) << verb;
+    EXPECT_EQ(cached[http::field::etag], etag);
+    EXPECT_TRUE(cached.body().empty());
+    EXPECT_EQ(cached.find(http::field::content_type), cached.end());
+  }
+  HttpResponse other = Answered(client.Send(
+      With(http::verb::get, "/blobs/photos/cat-1", http::field::if_none_match, "\"00000000\"")));
+  EXPECT_EQ(other.result_int(), 200);
+  EXPECT_EQ(other.body(), "meow");
+}
+
+TEST_F(BlobServerTest, AStaleIfMatchIs412AndChangesNothing) {
+  Start();
+  BlockingHttpClient client(port());
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
+            201);
+  const std::string first(
+      Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"))[http::field::etag]);
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "purr")).result_int(),
+            200);
+  const std::string second(
+      Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"))[http::field::etag]);
+
+  HttpResponse stale_put = Answered(client.Send(
+      With(http::verb::put, "/blobs/photos/cat-1", http::field::if_match, first, "hiss")));
+  EXPECT_EQ(stale_put.result_int(), 412) << stale_put.body();
+  EXPECT_NE(stale_put.body().find(second), std::string::npos) << stale_put.body();
+  HttpResponse stale_delete = Answered(
+      client.Send(With(http::verb::delete_, "/blobs/photos/cat-1", http::field::if_match, first)));
+  EXPECT_EQ(stale_delete.result_int(), 412);
+  EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).body(), "purr");
+
+  HttpResponse fresh_put = Answered(client.Send(
+      With(http::verb::put, "/blobs/photos/cat-1", http::field::if_match, second, "hiss")));
+  EXPECT_EQ(fresh_put.result_int(), 200) << fresh_put.body();
+  EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).body(), "hiss");
+  // Only if absent: a create-only PUT of an existing blob fails.
+  EXPECT_EQ(Answered(client.Send(With(http::verb::put, "/blobs/photos/cat-1",
+                                      http::field::if_none_match, "*", "roar")))
+                .result_int(),
+            412);
+  EXPECT_EQ(Answered(client.Send(With(http::verb::put, "/blobs/photos/cat-2",
+                                      http::field::if_none_match, "*", "roar")))
+                .result_int(),
+            201);
+  // If-Match on a blob that does not exist fails too.
+  EXPECT_EQ(Answered(client.Send(
+                With(http::verb::delete_, "/blobs/photos/none", http::field::if_match, "*")))
+                .result_int(),
+            412);
+}
+
+TEST_F(BlobServerTest, OfConcurrentWritesIfMatchingOneETagExactlyOneSucceeds) {
+  Start();
+  {
+    BlockingHttpClient client(port());
+    ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/counter", "0")).result_int(),
+              201);
+  }
+  const std::string etag(
+      Answered(BlockingHttpClient(port()).Send(http::verb::head, "/blobs/default/counter"))
+          [http::field::etag]);
+  constexpr int kWriters = 8;
+  std::atomic<int> ok{0}, failed{0}, other{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      BlockingHttpClient client(port());
+      const StatusOr<HttpResponse> r = client.Send(With(
+          http::verb::put, "/blobs/default/counter", http::field::if_match, etag,
+          std::to_string(w + 1)));
+      const unsigned code = r.ok() ? r->result_int() : 0;
+      (code == 200 ? ok : code == 412 ? failed : other).fetch_add(1);
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(failed.load(), kWriters - 1);
+  EXPECT_EQ(other.load(), 0);
+}
+
+TEST_F(BlobServerTest, ACutListingLinksToItsNextPage) {
+  Start();
+  BlockingHttpClient client(port());
+  for (const char* id : {"a", "b", "c", "d", "e"}) {
+    ASSERT_EQ(Answered(client.Send(http::verb::put, std::string("/blobs/default/") + id, "x"))
+                  .result_int(),
+              201);
+  }
+  HttpResponse first = Answered(client.Send(http::verb::get, "/blobs/default?limit=2"));
+  EXPECT_EQ(first.body(), "a\t1\nb\t1\n");
+  EXPECT_EQ(first[http::field::link], "</blobs/default?limit=2&after=b>; rel=\"next\"");
+  HttpResponse second = Answered(client.Send(http::verb::get, "/blobs/default?limit=2&after=b"));
+  EXPECT_EQ(second.body(), "c\t1\nd\t1\n");
+  HttpResponse last = Answered(client.Send(http::verb::get, "/blobs/default?limit=2&after=d"));
+  EXPECT_EQ(last.body(), "e\t1\n");
+  EXPECT_EQ(last.find(http::field::link), last.end()) << "the whole rest fit";
+  HttpResponse exact = Answered(client.Send(http::verb::get, "/blobs/default?limit=5"));
+  EXPECT_EQ(exact.find(http::field::link), exact.end()) << "exactly full is not cut";
+  HttpResponse prefixed = Answered(client.Send(http::verb::get, "/blobs/default?prefix=a&limit=1"));
+  EXPECT_EQ(prefixed.find(http::field::link), prefixed.end());
 }
 
 TEST_F(BlobServerTest, PutThatCreatesIs201AndPutThatReplacesIs200) {
@@ -124,12 +269,21 @@ TEST_F(BlobServerTest, MissingBlobIs404WithAMessage) {
   EXPECT_EQ(Answered(client.Send(http::verb::get, "/nowhere")).result_int(), 404);
 }
 
-TEST_F(BlobServerTest, BadNamespaceOrIdIs400AndSaysWhy) {
+TEST_F(BlobServerTest, UnknownNamespaceIs404AndSaysWhichExist) {
   Start();
   BlockingHttpClient client(port());
-  HttpResponse unknown = Answered(client.Send(http::verb::get, "/blobs/videos/a"));
-  EXPECT_EQ(unknown.result_int(), 400);
-  EXPECT_NE(unknown.body().find("unknown namespace 'videos'"), std::string::npos) << unknown.body();
+  for (const char* target : {"/blobs/videos/a", "/blobs/videos"}) {
+    HttpResponse unknown = Answered(client.Send(http::verb::get, target));
+    EXPECT_EQ(unknown.result_int(), 404) << target;
+    EXPECT_NE(unknown.body().find("unknown namespace 'videos'; this server has: default, photos"),
+              std::string::npos)
+        << unknown.body();
+  }
+}
+
+TEST_F(BlobServerTest, BadIdOrQueryIs400AndSaysWhy) {
+  Start();
+  BlockingHttpClient client(port());
   HttpResponse bad_id = Answered(client.Send(http::verb::get, "/blobs/default/a*b"));
   EXPECT_EQ(bad_id.result_int(), 400);
   EXPECT_NE(bad_id.body().find("'*'"), std::string::npos) << bad_id.body();
