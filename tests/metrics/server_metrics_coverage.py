@@ -15,13 +15,15 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
+
+# The server's test helpers (tests/server).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+from loaded_server import LoadedServer  # noqa: E402
 
 NAME = re.compile(r"(?<![\w:])((?:blobtune|process)_[a-z0-9_]+)(?![\w:])")
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{.*\})? \S+$")
@@ -86,6 +88,44 @@ def request(base, method, path, body=None):
         return e.code, ""
 
 
+def check_server(base, names, promtool, deadline_seconds):
+    """Every name has a sample in `base`/metrics before the deadline; returns its families."""
+    if request(base, "GET", "/blobs/default/no-such-blob")[0] != 404:
+        fail("a missing blob is not 404")
+    deadline = time.monotonic() + deadline_seconds
+    while True:
+        status, text = request(base, "GET", "/metrics")
+        if status != 200:
+            fail("GET /metrics answered %d" % status)
+        missing = sorted(set(names) - sampled(text))
+        if not missing:
+            break
+        if time.monotonic() > deadline:
+            fail("no sample of: " + ", ".join("%s (%s)" % (n, names[n]) for n in missing))
+        time.sleep(0.5)  # Between polls of an observable state, under a deadline.
+    print("every one has a sample in the server's /metrics, min and max limit included",
+          flush=True)
+    check = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True)
+    if check.returncode != 0 or check.stdout or check.stderr:
+        fail("promtool check metrics: %s%s" % (check.stdout, check.stderr))
+    print("promtool check metrics: no problem", flush=True)
+    return families(text)
+
+
+def check_readme_example(program, directory, server_families):
+    """The README's server example exports every family of the server but the estimates."""
+    example = subprocess.run([program, directory], capture_output=True, text=True, timeout=60)
+    if example.returncode != 0:
+        fail("the README's server example exited %d: %s" % (example.returncode,
+                                                             example.stderr[-2000:]))
+    lacking = sorted(server_families - families(example.stdout) - ALGORITHM_ESTIMATES)
+    if lacking:
+        fail("the README's server example does not export: " + ", ".join(lacking))
+    print("the README's server example exports all %d families of the server" %
+          len(server_families - ALGORITHM_ESTIMATES), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--server", required=True)
@@ -102,61 +142,15 @@ def main():
             fail("the dashboard and rules no longer use %s" % bound)
     print("names used by the dashboard and rules: %d" % len(names), flush=True)
 
-    work = tempfile.mkdtemp(prefix="blobtune-coverage-")
-    server = subprocess.Popen([args.server, "--data-dir", os.path.join(work, "data"),
-                               "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
-    load = None
     try:
-        match = re.search(r"listening on [^ ]*:(\d+) ", server.stdout.readline())
-        if not match:
-            fail("no 'listening on' line from the server")
-        port = match.group(1)
-        base = "http://127.0.0.1:%s" % port
-        load = subprocess.Popen([args.load, "--port", port, "--connections", "8",
-                                 "--put-fraction", "0.5", "--size", "4096", "--seconds", "600"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if request(base, "GET", "/blobs/default/no-such-blob")[0] != 404:
-            fail("a missing blob is not 404")
-
-        deadline = time.monotonic() + args.deadline_seconds
-        while True:
-            status, text = request(base, "GET", "/metrics")
-            if status != 200:
-                fail("GET /metrics answered %d" % status)
-            missing = sorted(set(names) - sampled(text))
-            if not missing:
-                break
-            if time.monotonic() > deadline:
-                fail("no sample of: " + ", ".join("%s (%s)" % (n, names[n]) for n in missing))
-            time.sleep(0.5)  # Between polls of an observable state, under a deadline.
-        print("every one has a sample in the server's /metrics, min and max limit included",
-              flush=True)
-        check = subprocess.run([args.promtool, "check", "metrics"], input=text,
-                               capture_output=True, text=True)
-        if check.returncode != 0 or check.stdout or check.stderr:
-            fail("promtool check metrics: %s%s" % (check.stdout, check.stderr))
-        print("promtool check metrics: no problem", flush=True)
-        server_families = families(text)
-
-        example = subprocess.run([args.readme_example, os.path.join(work, "example")],
-                                 capture_output=True, text=True, timeout=60)
-        if example.returncode != 0:
-            fail("the README's server example exited %d: %s" % (example.returncode,
-                                                                 example.stderr[-2000:]))
-        lacking = sorted(server_families - families(example.stdout) - ALGORITHM_ESTIMATES)
-        if lacking:
-            fail("the README's server example does not export: " + ", ".join(lacking))
-        print("the README's server example exports all %d families of the server" %
-              len(server_families - ALGORITHM_ESTIMATES), flush=True)
-    finally:
-        for process in (load, server):
-            if process is not None and process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        load = ["--connections", "8", "--put-fraction", "0.5", "--size", "4096"]
+        with LoadedServer(args.server, args.load, load) as server:
+            server_families = check_server(server.base, names, args.promtool,
+                                           args.deadline_seconds)
+            check_readme_example(args.readme_example, os.path.join(server.work, "example"),
+                                 server_families)
+    except RuntimeError as e:
+        fail(str(e))
     print("server metrics coverage: PASS", flush=True)
 
 

@@ -107,6 +107,15 @@ examples::HttpRequest With(http::verb verb, std::string target, http::field fiel
   return request;
 }
 
+// PUTs `body` at `target` (a test failure unless that answers 200 or 201), then returns the
+// ETag a HEAD answers.
+std::string PutForETag(BlockingHttpClient& client, const std::string& target, std::string body) {
+  const unsigned code =
+      Answered(client.Send(http::verb::put, target, std::move(body))).result_int();
+  EXPECT_TRUE(code == 200 || code == 201) << target << ": " << code;
+  return std::string(Answered(client.Send(http::verb::head, target))[http::field::etag]);
+}
+
 TEST_F(BlobServerTest, GetAndHeadGiveTheSameETagAndChecksum) {
   Start();
   BlockingHttpClient client(port());
@@ -130,10 +139,7 @@ TEST_F(BlobServerTest, GetAndHeadGiveTheSameETagAndChecksum) {
 TEST_F(BlobServerTest, IfNoneMatchWithTheETagIs304WithoutABody) {
   Start();
   BlockingHttpClient client(port());
-  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
-            201);
-  const std::string etag(
-      Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"))[http::field::etag]);
+  const std::string etag = PutForETag(client, "/blobs/photos/cat-1", "meow");
   for (http::verb verb : {http::verb::get, http::verb::head}) {
     HttpResponse cached = Answered(
         client.Send(With(verb, "/blobs/photos/cat-1", http::field::if_none_match, etag)));
@@ -151,14 +157,8 @@ TEST_F(BlobServerTest, IfNoneMatchWithTheETagIs304WithoutABody) {
 TEST_F(BlobServerTest, AStaleIfMatchIs412AndChangesNothing) {
   Start();
   BlockingHttpClient client(port());
-  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
-            201);
-  const std::string first(
-      Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"))[http::field::etag]);
-  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "purr")).result_int(),
-            200);
-  const std::string second(
-      Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"))[http::field::etag]);
+  const std::string first = PutForETag(client, "/blobs/photos/cat-1", "meow");
+  const std::string second = PutForETag(client, "/blobs/photos/cat-1", "purr");
 
   HttpResponse stale_put = Answered(client.Send(
       With(http::verb::put, "/blobs/photos/cat-1", http::field::if_match, first, "hiss")));
@@ -191,14 +191,8 @@ TEST_F(BlobServerTest, AStaleIfMatchIs412AndChangesNothing) {
 
 TEST_F(BlobServerTest, OfConcurrentWritesIfMatchingOneETagExactlyOneSucceeds) {
   Start();
-  {
-    BlockingHttpClient client(port());
-    ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/counter", "0")).result_int(),
-              201);
-  }
-  const std::string etag(
-      Answered(BlockingHttpClient(port()).Send(http::verb::head, "/blobs/default/counter"))
-          [http::field::etag]);
+  BlockingHttpClient setup(port());
+  const std::string etag = PutForETag(setup, "/blobs/default/counter", "0");
   constexpr int kWriters = 8;
   std::atomic<int> ok{0}, failed{0}, other{0};
   std::vector<std::thread> writers;

@@ -17,12 +17,12 @@ import datetime
 import html.parser
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
+
+from loaded_server import LoadedServer
 
 LIMITERS = ("read", "write")
 
@@ -133,6 +133,76 @@ def fail(message):
     sys.exit(1)
 
 
+def check_in_browser(args, url, version, work):
+    """Waits for charts with history at `url`, then checks the page in Chromium."""
+    deadline = time.monotonic() + args.deadline_seconds
+    limiters = {}
+    while True:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            if answer.status != 200:
+                fail("GET /status answered %d" % answer.status)
+            if not answer.headers.get("Content-Type", "").startswith("text/html"):
+                fail("GET /status is not HTML: " + answer.headers.get("Content-Type", ""))
+            limiters = parse(answer.read().decode("utf-8")).limiters
+        if ready(limiters):
+            break
+        if time.monotonic() > deadline:
+            fail("the series did not reach 5 points and move in time: %r" % {
+                name: {k: len(v) for k, v in s.items()} for name, s in limiters.items()})
+        time.sleep(0.25)  # Between polls of an observable state, under a deadline.
+    print("curl-level check: %s" % ", ".join(
+        "%s: %d limit points" % (n, len(limiters[n]["limit"])) for n in LIMITERS), flush=True)
+
+    # The virtual time budget lets the refresh script run twice (every 2 s), so the DOM
+    # dumped is the one the script swapped in.
+    profile = os.path.join(work, "chromium-profile")
+    browser = subprocess.run(
+        [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile,
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+         "--dump-dom", url],
+        capture_output=True, text=True, timeout=120)
+    if browser.returncode != 0:
+        fail("chromium exited %d: %s" % (browser.returncode, browser.stderr[-2000:]))
+    console = [l for l in browser.stderr.splitlines() if "CONSOLE" in l]
+    if console:
+        fail("console messages:\n" + "\n".join(console))
+    page = parse(browser.stdout)
+    dom, refreshes = page.limiters, page.refreshes
+    if refreshes < 1:
+        fail("the page's refresh script never swapped the charts in")
+    for name in LIMITERS:
+        if name not in dom:
+            fail("no chart for limiter '%s' in the browser's DOM" % name)
+        if len(dom[name].get("limit", [])) < 5 or not moved(dom[name]):
+            fail("limiter '%s' in the browser: series %r" % (
+                name, {k: len(v) for k, v in dom[name].items()}))
+        if "wait_p99" not in dom[name]:
+            fail("limiter '%s' has no queue-wait chart in the browser" % name)
+    if browser.stdout.count("<svg") < len(LIMITERS):
+        fail("fewer SVG charts than limiters in the browser's DOM")
+    if "map use, % of the maximum map size" not in browser.stdout:
+        fail("the store's map use is not charted against the map's maximum")
+    shown = check_page_facts(page, version)
+    print("browser check: %d refreshes by the script; %s; time %s, version %s, uptime %s, "
+          "window %s" % (refreshes, ", ".join(
+              "%s: %d limit points" % (n, len(dom[n]["limit"])) for n in LIMITERS), shown,
+              page.facts["version"], page.facts["uptime"], page.facts["window"]), flush=True)
+
+    if args.screenshot:
+        shot = subprocess.run(
+            [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile,
+             "--hide-scrollbars", "--window-size=1000,3100",
+             "--screenshot=" + os.path.abspath(args.screenshot), url],
+            capture_output=True, text=True, timeout=120)
+        with open(args.screenshot, "rb") as png:
+            if shot.returncode != 0 or png.read(8) != b"\x89PNG\r\n\x1a\n":
+                fail("chromium saved no PNG (exit %d): %s" % (shot.returncode,
+                                                               shot.stderr[-2000:]))
+        print("screenshot: " + args.screenshot, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--server", required=True)
@@ -145,98 +215,12 @@ def main():
                                   check=True).stdout.strip()
     version = version_line.split()[-1]
 
-    work = tempfile.mkdtemp(prefix="blobtune-status-")
-    server = subprocess.Popen([args.server, "--data-dir", os.path.join(work, "data"),
-                               "--listen", "127.0.0.1:0"],
-                              stdout=subprocess.PIPE, text=True)
-    load = None
     try:
-        line = server.stdout.readline()
-        match = re.search(r"listening on [^ ]*:(\d+) ", line)
-        if not match:
-            fail("no 'listening on' line from the server: " + repr(line))
-        port = int(match.group(1))
-        url = "http://127.0.0.1:%d/status" % port
-        load = subprocess.Popen([args.load, "--port", str(port), "--mode", "closed",
-                                 "--connections", "16", "--put-fraction", "0.5",
-                                 "--size", "4096", "--seconds", "600"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-        deadline = time.monotonic() + args.deadline_seconds
-        limiters = {}
-        while True:
-            with urllib.request.urlopen(url, timeout=10) as answer:
-                if answer.status != 200:
-                    fail("GET /status answered %d" % answer.status)
-                if not answer.headers.get("Content-Type", "").startswith("text/html"):
-                    fail("GET /status is not HTML: " + answer.headers.get("Content-Type", ""))
-                limiters = parse(answer.read().decode("utf-8")).limiters
-            if ready(limiters):
-                break
-            if time.monotonic() > deadline:
-                fail("the series did not reach 5 points and move in time: %r" % {
-                    name: {k: len(v) for k, v in s.items()} for name, s in limiters.items()})
-            time.sleep(0.25)  # Between polls of an observable state, under a deadline.
-        print("curl-level check: %s" % ", ".join(
-            "%s: %d limit points" % (n, len(limiters[n]["limit"])) for n in LIMITERS), flush=True)
-
-        # The virtual time budget lets the refresh script run twice (every 2 s), so the DOM
-        # dumped is the one the script swapped in.
-        profile = os.path.join(work, "chromium-profile")
-        browser = subprocess.run(
-            [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile,
-             "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-             "--dump-dom", url],
-            capture_output=True, text=True, timeout=120)
-        if browser.returncode != 0:
-            fail("chromium exited %d: %s" % (browser.returncode, browser.stderr[-2000:]))
-        console = [l for l in browser.stderr.splitlines() if "CONSOLE" in l]
-        if console:
-            fail("console messages:\n" + "\n".join(console))
-        page = parse(browser.stdout)
-        dom, refreshes = page.limiters, page.refreshes
-        if refreshes < 1:
-            fail("the page's refresh script never swapped the charts in")
-        for name in LIMITERS:
-            if name not in dom:
-                fail("no chart for limiter '%s' in the browser's DOM" % name)
-            if len(dom[name].get("limit", [])) < 5 or not moved(dom[name]):
-                fail("limiter '%s' in the browser: series %r" % (
-                    name, {k: len(v) for k, v in dom[name].items()}))
-            if "wait_p99" not in dom[name]:
-                fail("limiter '%s' has no queue-wait chart in the browser" % name)
-        if browser.stdout.count("<svg") < len(LIMITERS):
-            fail("fewer SVG charts than limiters in the browser's DOM")
-        if "map use, % of the maximum map size" not in browser.stdout:
-            fail("the store's map use is not charted against the map's maximum")
-        shown = check_page_facts(page, version)
-        print("browser check: %d refreshes by the script; %s; time %s, version %s, uptime %s, "
-              "window %s" % (refreshes, ", ".join(
-                  "%s: %d limit points" % (n, len(dom[n]["limit"])) for n in LIMITERS), shown,
-                  page.facts["version"], page.facts["uptime"], page.facts["window"]), flush=True)
-
-        if args.screenshot:
-            shot = subprocess.run(
-                [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile,
-                 "--hide-scrollbars", "--window-size=1000,3100",
-                 "--screenshot=" + os.path.abspath(args.screenshot), url],
-                capture_output=True, text=True, timeout=120)
-            with open(args.screenshot, "rb") as png:
-                if shot.returncode != 0 or png.read(8) != b"\x89PNG\r\n\x1a\n":
-                    fail("chromium saved no PNG (exit %d): %s" % (shot.returncode,
-                                                                   shot.stderr[-2000:]))
-            print("screenshot: " + args.screenshot, flush=True)
-    finally:
-        for process in (load, server):
-            if process is not None and process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        load = ["--mode", "closed", "--connections", "16", "--put-fraction", "0.5", "--size", "4096"]
+        with LoadedServer(args.server, args.load, load) as server:
+            check_in_browser(args, server.base + "/status", version, server.work)
+    except RuntimeError as e:
+        fail(str(e))
     print("status page browser test: PASS", flush=True)
 
 
