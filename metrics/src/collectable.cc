@@ -26,8 +26,8 @@ class RegistryCollectable final : public prometheus::Collectable {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<prometheus::Collectable>> MakeCollectable(
-    const MetricsRegistry& registry, ConstantLabels labels) {
+StatusOr<std::shared_ptr<prometheus::Collectable>> MakeCollectable(const MetricsRegistry& registry,
+                                                                   ConstantLabels labels) {
   if (Status valid = internal::ValidateLabels(labels); !valid.ok()) return valid;
   return std::shared_ptr<prometheus::Collectable>(
       std::make_shared<RegistryCollectable>(registry, std::move(labels)));

@@ -13,12 +13,12 @@
 namespace blobtune::metrics::internal {
 
 struct ProcessStats {
-  double cpu_seconds = 0;             // User and system time.
+  double cpu_seconds = 0;  // User and system time.
   uint64_t resident_memory_bytes = 0;
   uint64_t virtual_memory_bytes = 0;
   uint64_t open_fds = 0;
-  uint64_t max_fds = 0;               // The soft limit on open file descriptors.
-  double start_time_seconds = 0;      // Since the Unix epoch.
+  uint64_t max_fds = 0;           // The soft limit on open file descriptors.
+  double start_time_seconds = 0;  // Since the Unix epoch.
 };
 
 // The process's figures now; nullopt where /proc cannot be read (not Linux, no /proc mounted).

@@ -117,8 +117,9 @@ int main(int argc, char** argv) {
   }
   store->reset();
   std::system((std::string("rm -rf ") + dir).c_str());
-  std::printf("consumer (all): blobtune %s: one scrape of the program's own Exposer shows its "
-              "counter and blobtune's series\n",
-              std::string(blobtune::kVersion).c_str());
+  std::printf(
+      "consumer (all): blobtune %s: one scrape of the program's own Exposer shows its "
+      "counter and blobtune's series\n",
+      std::string(blobtune::kVersion).c_str());
   return 0;
 }

@@ -60,10 +60,9 @@ TEST(CollectableTest, PutsTheConstantLabelsFirstOnEverySeries) {
 
 TEST(CollectableTest, RefusesLabelsThatAreNotLabelNamesOrAreBlobtunesOwn) {
   MetricsRegistry registry;
-  for (const char* bad : {"", "1st", "with-dash", "__reserved", "limiter", "store", "le",
-                          "version", "code", "method"}) {
-    EXPECT_EQ(MakeCollectable(registry, {{bad, "x"}}).status().code(),
-              StatusCode::kInvalidArgument)
+  for (const char* bad : {"", "1st", "with-dash", "__reserved", "limiter", "store", "le", "version",
+                          "code", "method"}) {
+    EXPECT_EQ(MakeCollectable(registry, {{bad, "x"}}).status().code(), StatusCode::kInvalidArgument)
         << bad;
   }
   EXPECT_TRUE(MakeCollectable(registry, {{"_shard", "7"}, {"zone_2", "a"}}).ok());

@@ -42,13 +42,13 @@ using ConstantLabels = std::map<std::string, std::string>;
 
 // The label names blobtune's own series carry; a constant label may not take one.
 inline constexpr std::array<std::string_view, 13> kReservedLabelNames = {
-    "limiter", "store",  "outcome", "direction", "algorithm", "state", "op",
-    "namespace", "code", "result",  "method",    "version",   "le"};
+    "limiter",   "store", "outcome", "direction", "algorithm", "state", "op",
+    "namespace", "code",  "result",  "method",    "version",   "le"};
 
 // The registry's families with `labels` on every series. INVALID_ARGUMENT for a label name that
 // is not valid or is reserved.
-StatusOr<std::shared_ptr<prometheus::Collectable>> MakeCollectable(
-    const MetricsRegistry& registry, ConstantLabels labels = {});
+StatusOr<std::shared_ptr<prometheus::Collectable>> MakeCollectable(const MetricsRegistry& registry,
+                                                                   ConstantLabels labels = {});
 
 }  // namespace blobtune::metrics
 
