@@ -68,6 +68,22 @@ class BlobServerTest : public ::testing::Test {
     return -1;
   }
 
+  // Starts a server whose writes take one permit at a time, each waiting up to `wait`, and a
+  // client that holds that permit: a PUT of /blobs/default/held whose 2-byte body has not come
+  // (WriteRaw(*holder, "ok") sends it). Fails the test if the permit is not taken in time.
+  std::unique_ptr<BlockingHttpClient> StartWithTheOneWritePermitHeld(
+      std::chrono::milliseconds wait) {
+    ServerOptions options;
+    options.algorithm = "fixed:limit=1";
+    options.wait_deadline = wait;
+    Start(options);
+    auto holder = std::make_unique<BlockingHttpClient>(port());
+    WriteRaw(*holder, "PUT /blobs/default/held HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
+    EXPECT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
+        << "the half-sent PUT never took the write permit";
+    return holder;
+  }
+
   TempDir dir_{"blobtune-server"};
   std::unique_ptr<BlobServer> server_;
 };
@@ -396,15 +412,9 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
 }
 
 TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
-  ServerOptions options;
-  options.algorithm = "fixed:limit=1";
-  options.wait_deadline = 200ms;
-  Start(options);
   // The only write permit: a PUT whose body is still on its way.
-  BlockingHttpClient holder(port());
-  WriteRaw(holder, "PUT /blobs/default/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nsl");
-  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
-      << "the half-sent PUT never took the write permit";
+  std::unique_ptr<BlockingHttpClient> holder = StartWithTheOneWritePermitHeld(200ms);
+  ASSERT_EQ(WritePermitsHeld(), 1);
   BlockingHttpClient refused(port());
   WriteRaw(refused,
            "PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
@@ -415,8 +425,8 @@ TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
   EXPECT_FALSE(answer.keep_alive());
   EXPECT_NE(answer.body().find("no permit before the deadline"), std::string::npos)
       << answer.body();
-  WriteRaw(holder, "ow");
-  EXPECT_EQ(Answered(holder.Read()).result_int(), 201);
+  WriteRaw(*holder, "ok");
+  EXPECT_EQ(Answered(holder->Read()).result_int(), 201);
   // Health and metrics never need a permit.
   BlockingHttpClient monitor(port());
   EXPECT_EQ(Answered(monitor.Send(http::verb::get, "/healthz")).result_int(), 200);
@@ -564,20 +574,14 @@ TEST_F(BlobServerTest, EveryAnswerIsCountedByMethodAndCodeRefusalsIncluded) {
 }
 
 TEST_F(BlobServerTest, ARequestsDurationIncludesItsWaitForAPermit) {
-  ServerOptions options;
-  options.algorithm = "fixed:limit=1";
-  options.wait_deadline = 10s;
-  Start(options);
-  BlockingHttpClient client(port());
-  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/victim", "v")).result_int(), 201);
   // A PUT whose body has not come holds the one write permit; a DELETE then waits for it.
-  BlockingHttpClient holder(port());
-  WriteRaw(holder, "PUT /blobs/default/held HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
-  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s));
+  std::unique_ptr<BlockingHttpClient> holder = StartWithTheOneWritePermitHeld(10s);
+  ASSERT_EQ(WritePermitsHeld(), 1);
   std::thread waiter([&] {
     BlockingHttpClient deleter(port());
-    EXPECT_EQ(Answered(deleter.Send(http::verb::delete_, "/blobs/default/victim")).result_int(),
-              204);
+    // No such blob: the store says so once the permit comes.
+    EXPECT_EQ(Answered(deleter.Send(http::verb::delete_, "/blobs/default/none")).result_int(),
+              404);
   });
   auto write_limiter = [&] {
     for (const metrics::LimiterSnapshot& s : server_->LimiterSnapshots()) {
@@ -586,8 +590,8 @@ TEST_F(BlobServerTest, ARequestsDurationIncludesItsWaitForAPermit) {
     return metrics::LimiterSnapshot();
   };
   ASSERT_TRUE(WaitFor([&] { return write_limiter().gauges->queue_length == 1; }, 10s));
-  WriteRaw(holder, "ok");
-  EXPECT_EQ(Answered(holder.Read()).result_int(), 201);
+  WriteRaw(*holder, "ok");
+  EXPECT_EQ(Answered(holder->Read()).result_int(), 201);
   waiter.join();
   // The DELETE was the only acquire that waited; its duration holds its wait.
   const double waited = static_cast<double>(write_limiter().queue_wait.sum) * 1e-9;
