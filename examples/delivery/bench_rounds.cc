@@ -153,7 +153,6 @@ Status RunConfigurations(const BenchConfig& config, SizePoint point, const Bench
     // One limiter per configuration, kept across its rounds as an application keeps it: the
     // warm-up round is where an auto-tuned limiter first learns.
     std::unique_ptr<tuner::Limiter> limiter;
-    metrics::Attachment limiter_link;
     const std::string limiter_name = "blobs_c" + concurrency;
     if (mode == "blobs") {
       auto algorithm = MakeLimitAlgorithm(config, concurrency);
@@ -166,7 +165,6 @@ Status RunConfigurations(const BenchConfig& config, SizePoint point, const Bench
            .max_queue = std::max<size_t>(1024, point.messages)});
       if (!created.ok()) return created.status();
       limiter = *std::move(created);
-      limiter_link = metrics::AttachTo(parts.exporter, limiter_name, *limiter);
     }
     const std::string configuration =
         mode + " " + where + (mode == "blobs" ? " concurrency " + concurrency : "");

@@ -1,6 +1,7 @@
 #include "blob_handler.h"
 
 #include <algorithm>
+#include <optional>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
@@ -58,6 +59,37 @@ asio::awaitable<std::invoke_result_t<Read&>> ReadUnderPermit(tuner::Limiter& lim
   co_return result;
 }
 
+// The answer a request's preconditions call for instead of the usual one (304, 412), or
+// nothing when the request goes on. `etag`: the blob's, nullopt when there is no blob.
+std::optional<Response> PreconditionAnswer(const Preconditions& conditions, bool safe_method,
+                                           const std::optional<std::string>& etag,
+                                           bool keep_alive) {
+  switch (EvaluatePreconditions(conditions, safe_method, etag)) {
+    case PreconditionOutcome::kProceed:
+      return std::nullopt;
+    case PreconditionOutcome::kNotModified: {
+      Response response = BlobResponse(http::status::not_modified, {}, keep_alive);
+      response.set(http::field::etag, *etag);
+      return response;
+    }
+    case PreconditionOutcome::kFailed:
+      break;
+  }
+  return TextResponse(http::status::precondition_failed,
+                      "precondition failed: the blob's ETag is " +
+                          (etag ? *etag : std::string("none (there is no such blob)")),
+                      keep_alive);
+}
+
+// The link to the listing's next page: the same query, continuing after `last`. Prefixes and
+// ids are made of unreserved characters (request_target.h), so they need no escaping.
+std::string NextPageLink(const Route& route, const std::string& last) {
+  std::string target = "/blobs/" + route.ns + "?";
+  if (!route.prefix.empty()) target += "prefix=" + route.prefix + "&";
+  target += "limit=" + std::to_string(route.limit) + "&after=" + last;
+  return "<" + target + ">; rel=\"next\"";
+}
+
 }  // namespace
 
 BlobHandler::BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsRegistry& registry,
@@ -84,13 +116,19 @@ asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(TimePoi
   co_return permit;
 }
 
-asio::awaitable<Response> BlobHandler::Put(Route route, tuner::Permit permit,
-                                           std::vector<std::byte> body, bool keep_alive) {
+asio::awaitable<Response> BlobHandler::Put(Route route, Preconditions conditions,
+                                           tuner::Permit permit, std::vector<std::byte> body,
+                                           bool keep_alive) {
   const size_t size = body.size();
-  // The store access starts now; the wait for the body is not the store's latency.
-  permit.RestartTiming();
   // GCC 12: no string temporaries in the full-expression of a co_await (they get destroyed
   // twice); the arguments are named first.
+  std::string key = BlobName(route);
+  BlobLocks::Held lock = co_await locks_.Lock(std::move(key));
+  std::optional<Response> refused = co_await CheckWrite(route, conditions, keep_alive);
+  if (refused) co_return *std::move(refused);  // The permit goes back unreported: ignored.
+  // The store access starts now; the wait for the body (and the blob's lock) is not the
+  // store's latency.
+  permit.RestartTiming();
   std::string ns = route.ns;
   std::string id = route.id;
   StatusOr<store::PutOutcome> put =
@@ -105,7 +143,24 @@ asio::awaitable<Response> BlobHandler::Put(Route route, tuner::Permit permit,
                          keep_alive);
 }
 
-asio::awaitable<Response> BlobHandler::Handle(Route route, TimePoint deadline, bool keep_alive) {
+asio::awaitable<std::optional<Response>> BlobHandler::CheckWrite(const Route& route,
+                                                                 const Preconditions& conditions,
+                                                                 bool keep_alive) {
+  if (!conditions.any()) co_return std::nullopt;
+  // The blob's header, read as part of the write it conditions (no read permit of its own).
+  store::BlobStore& store = blobs_.store();
+  StatusOr<store::BlobInfo> current =
+      co_await RunOn(reads_, [&store, &route] { return store.Stat(route.ns, route.id); });
+  if (!current.ok() && current.status().code() != StatusCode::kNotFound) {
+    co_return ErrorResponse(current.status(), options_.retry_after_seconds, keep_alive);
+  }
+  std::optional<std::string> etag;
+  if (current.ok()) etag = ETagOf(current->crc32c);
+  co_return PreconditionAnswer(conditions, /*safe_method=*/false, etag, keep_alive);
+}
+
+asio::awaitable<Response> BlobHandler::Handle(Route route, Preconditions conditions,
+                                              TimePoint deadline, bool keep_alive) {
   const int retry = options_.retry_after_seconds;
   switch (route.kind) {
     case RouteKind::kHealth:
@@ -124,26 +179,17 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, TimePoint deadline, b
       page.set(http::field::cache_control, "no-store");
       co_return page;
     }
+    // `route` and `conditions` live in this frame until the call is done.
     case RouteKind::kGetBlob: {
-      // See Put(): the arguments are named first.
-      std::string ns = route.ns;
-      std::string id = route.id;
-      StatusOr<std::vector<std::byte>> got = co_await blobs_.AsyncGet(
-          std::move(ns), std::move(id), deadline, asio::use_awaitable);
-      if (!got.ok()) co_return ErrorResponse(got.status(), retry, keep_alive);
-      co_return BlobResponse(http::status::ok, *std::move(got), keep_alive);
+      Response response = co_await Get(route, conditions, deadline, keep_alive);
+      co_return response;
     }
     case RouteKind::kDeleteBlob: {
-      std::string ns = route.ns;
-      std::string id = route.id;
-      Status erased = co_await blobs_.AsyncErase(std::move(ns), std::move(id), deadline,
-                                                 asio::use_awaitable);
-      if (!erased.ok()) co_return ErrorResponse(erased, retry, keep_alive);
-      co_return BlobResponse(http::status::no_content, {}, keep_alive);
+      Response response = co_await Delete(route, conditions, deadline, keep_alive);
+      co_return response;
     }
     case RouteKind::kHeadBlob: {
-      // `route` lives in this frame until Head() is done.
-      Response response = co_await Head(route, deadline, keep_alive);
+      Response response = co_await Head(route, conditions, deadline, keep_alive);
       co_return response;
     }
     case RouteKind::kList: {
@@ -157,37 +203,93 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, TimePoint deadline, b
   co_return TextResponse(http::status::internal_server_error, "unroutable request", keep_alive);
 }
 
-asio::awaitable<Response> BlobHandler::Head(const Route& route, TimePoint deadline, bool keep_alive) {
+asio::awaitable<Response> BlobHandler::Get(const Route& route, const Preconditions& conditions,
+                                           TimePoint deadline, bool keep_alive) {
+  // See Put(): the arguments are named first.
+  std::string ns = route.ns;
+  std::string id = route.id;
+  StatusOr<store::Blob> got = co_await blobs_.AsyncGetBlob(std::move(ns), std::move(id),
+                                                            deadline, asio::use_awaitable);
+  if (!got.ok()) {
+    if (got.status().code() == StatusCode::kNotFound) {
+      if (auto answer = PreconditionAnswer(conditions, true, std::nullopt, keep_alive)) {
+        co_return *std::move(answer);
+      }
+    }
+    co_return ErrorResponse(got.status(), options_.retry_after_seconds, keep_alive);
+  }
+  if (auto answer = PreconditionAnswer(conditions, true, ETagOf(got->info.crc32c), keep_alive)) {
+    co_return *std::move(answer);
+  }
+  Response response = BlobResponse(http::status::ok, std::move(got->bytes), keep_alive);
+  SetBlobHeaders(response, got->info);
+  co_return response;
+}
+
+asio::awaitable<Response> BlobHandler::Head(const Route& route, const Preconditions& conditions,
+                                            TimePoint deadline, bool keep_alive) {
   store::BlobStore& store = blobs_.store();
   // GCC 12 destroys a temporary in a co_await's full-expression twice: the lambda captures only
   // references (trivially destructible), and `route` outlives the await.
   StatusOr<store::BlobInfo> info = co_await ReadUnderPermit(
       *blobs_.read_limiter(), reads_, [&store, &route] { return store.Stat(route.ns, route.id); },
       deadline);
-  if (!info.ok()) co_return ErrorResponse(info.status(), options_.retry_after_seconds, keep_alive);
+  if (!info.ok()) {
+    if (info.status().code() == StatusCode::kNotFound) {
+      if (auto answer = PreconditionAnswer(conditions, true, std::nullopt, keep_alive)) {
+        co_return *std::move(answer);
+      }
+    }
+    co_return ErrorResponse(info.status(), options_.retry_after_seconds, keep_alive);
+  }
+  if (auto answer = PreconditionAnswer(conditions, true, ETagOf(info->crc32c), keep_alive)) {
+    co_return *std::move(answer);
+  }
   Response response = BlobResponse(http::status::ok, {}, keep_alive);
   response.content_length(info->size_bytes);  // What a GET would send; a HEAD sends no body.
-  response.set("X-Blob-Crc32c", std::to_string(info->crc32c));
+  SetBlobHeaders(response, *info);
   co_return response;
+}
+
+asio::awaitable<Response> BlobHandler::Delete(const Route& route,
+                                              const Preconditions& conditions,
+                                              TimePoint deadline, bool keep_alive) {
+  std::string key = BlobName(route);
+  BlobLocks::Held lock = co_await locks_.Lock(std::move(key));
+  std::optional<Response> refused = co_await CheckWrite(route, conditions, keep_alive);
+  if (refused) co_return *std::move(refused);
+  std::string ns = route.ns;
+  std::string id = route.id;
+  Status erased =
+      co_await blobs_.AsyncErase(std::move(ns), std::move(id), deadline, asio::use_awaitable);
+  if (!erased.ok()) co_return ErrorResponse(erased, options_.retry_after_seconds, keep_alive);
+  co_return BlobResponse(http::status::no_content, {}, keep_alive);
 }
 
 asio::awaitable<Response> BlobHandler::List(const Route& route, TimePoint deadline, bool keep_alive) {
   store::BlobStore& store = blobs_.store();
+  // One entry more than the page holds tells whether the listing goes on.
   StatusOr<std::vector<store::ListEntry>> entries = co_await ReadUnderPermit(
       *blobs_.read_limiter(), reads_,
-      [&store, &route] { return store.List(route.ns, route.prefix, route.limit, route.after); },
+      [&store, &route] {
+        return store.List(route.ns, route.prefix, route.limit + 1, route.after);
+      },
       deadline);
   if (!entries.ok()) {
     co_return ErrorResponse(entries.status(), options_.retry_after_seconds, keep_alive);
   }
-  // One line per blob: id, a tab, its size in bytes. A full page means there may be more: the
-  // next page starts with ?after=<last id>.
+  const bool truncated = entries->size() > route.limit;
+  if (truncated) entries->resize(route.limit);
+  // One line per blob: id, a tab, its size in bytes.
   std::string text;
   for (const store::ListEntry& entry : *entries) {
     text += entry.id + "\t" + std::to_string(entry.info.size_bytes) + "\n";
   }
   if (!text.empty()) text.pop_back();  // TextResponse adds the last newline.
-  co_return TextResponse(http::status::ok, text, keep_alive);
+  Response response = TextResponse(http::status::ok, text, keep_alive);
+  // A cut listing says so, and where it goes on (RFC 8288).
+  if (truncated) response.set(http::field::link, NextPageLink(route, entries->back().id));
+  co_return response;
 }
 
 }  // namespace blobtune::server

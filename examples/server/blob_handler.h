@@ -1,15 +1,19 @@
 // BlobHandler: answers one routed request of blobtune-server: blob puts, gets and deletes through
 // the AsyncBlobStore (limiter-gated), heads and listings through the read limiter on the read
 // pool, /metrics from the registry, /status from the status page, /healthz from the draining flag.
+// Conditional requests (If-Match, If-None-Match) are evaluated against the blob's ETag
+// (preconditions.h); every write of a blob holds its lock (blob_locks.h), so that a conditional
+// write's check and write are one step.
 //
-//   BlobHandler handler(blobs, registry, reads.get_executor(), options, &draining);
-//   Response r = co_await handler.Handle(route, deadline, keep_alive);   // all but PUT
+//   BlobHandler handler(blobs, registry, page, reads.get_executor(), options, &draining);
+//   Response r = co_await handler.Handle(route, conditions, deadline, keep_alive);  // not PUT
 //   StatusOr<tuner::Permit> permit = co_await handler.AcquireWritePermit(deadline);
 //   ... receive the body ...
-//   Response r = co_await handler.Put(route, *std::move(permit), std::move(body), keep_alive);
+//   Response r = co_await handler.Put(route, conditions, *std::move(permit), std::move(body),
+//                                     keep_alive);
 //
-// Thread-safety: Handle() runs on the server's event-loop thread (its coroutines resume there);
-// the handler holds no mutable state of its own.
+// Thread-safety: everything runs on the server's event-loop thread (its coroutines resume
+// there); the blob locks are its only mutable state.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 #define BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 
@@ -20,6 +24,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -29,7 +34,9 @@
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status_or.h"
+#include "blob_locks.h"
 #include "http_response.h"
+#include "preconditions.h"
 #include "request_target.h"
 #include "server_options.h"
 
@@ -48,20 +55,30 @@ class BlobHandler {
   // Whether `ns` is one of the server's namespaces.
   bool KnowsNamespace(std::string_view ns) const;
 
-  // The answer to `route` (not kMethodNotAllowed, not kPutBlob: see Put). `deadline` bounds the
-  // wait for a store permit.
-  boost::asio::awaitable<Response> Handle(Route route, TimePoint deadline, bool keep_alive);
+  // The answer to `route` (not kMethodNotAllowed, not kPutBlob: see Put) under `conditions`.
+  // `deadline` bounds the wait for a store permit.
+  boost::asio::awaitable<Response> Handle(Route route, Preconditions conditions,
+                                          TimePoint deadline, bool keep_alive);
 
   // A PUT comes in two steps, so that a blob the store cannot take now is refused before it is
   // received: a write permit, waited for until `deadline` (its failure is the Status to answer
   // with), then, once the body is in, Put() stores `body` under it.
   boost::asio::awaitable<StatusOr<tuner::Permit>> AcquireWritePermit(TimePoint deadline);
-  boost::asio::awaitable<Response> Put(Route route, tuner::Permit permit,
+  boost::asio::awaitable<Response> Put(Route route, Preconditions conditions, tuner::Permit permit,
                                        std::vector<std::byte> body, bool keep_alive);
 
  private:
-  boost::asio::awaitable<Response> Head(const Route& route, TimePoint deadline, bool keep_alive);
+  boost::asio::awaitable<Response> Get(const Route& route, const Preconditions& conditions,
+                                       TimePoint deadline, bool keep_alive);
+  boost::asio::awaitable<Response> Head(const Route& route, const Preconditions& conditions,
+                                        TimePoint deadline, bool keep_alive);
+  boost::asio::awaitable<Response> Delete(const Route& route, const Preconditions& conditions,
+                                          TimePoint deadline, bool keep_alive);
   boost::asio::awaitable<Response> List(const Route& route, TimePoint deadline, bool keep_alive);
+  // A write's precondition, under the blob's lock: the 412 to answer, or nothing to go on.
+  boost::asio::awaitable<std::optional<Response>> CheckWrite(const Route& route,
+                                                             const Preconditions& conditions,
+                                                             bool keep_alive);
 
   store::AsyncBlobStore& blobs_;
   const metrics::MetricsRegistry& registry_;
@@ -69,6 +86,7 @@ class BlobHandler {
   boost::asio::any_io_executor reads_;
   const ServerOptions& options_;
   const std::atomic<bool>* draining_;
+  BlobLocks locks_;
 };
 
 }  // namespace blobtune::server

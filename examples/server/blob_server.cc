@@ -91,9 +91,11 @@ class BlobServer::Impl {
     StatusOr<metrics::StoreMetrics*> store_metrics = registry_.AddStore("blobs");
     StatusOr<metrics::LimiterMetrics*> read_metrics = registry_.AddLimiter("read");
     StatusOr<metrics::LimiterMetrics*> write_metrics = registry_.AddLimiter("write");
-    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok()) {
+    StatusOr<metrics::HttpMetrics*> http_metrics = registry_.AddHttpServer();
+    if (!store_metrics.ok() || !read_metrics.ok() || !write_metrics.ok() || !http_metrics.ok()) {
       return Status::Internal("cannot register the server's metrics");
     }
+    registry_.AddProcessMetrics();
     StatusOr<std::unique_ptr<store::BlobStore>> store = OpenStore(options_, *store_metrics);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
@@ -105,9 +107,7 @@ class BlobServer::Impl {
         MakeLimiter(options_, *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
-    links_[0] = (*store_metrics)->Attach(*store_);
-    links_[1] = (*read_metrics)->Attach(*read_limiter_);
-    links_[2] = (*write_metrics)->Attach(*write_limiter_);
+    store_link_ = (*store_metrics)->Attach(*store_);
 
     read_pool_ = std::make_unique<asio::thread_pool>(options_.read_threads);
     blobs_ = std::make_unique<store::AsyncBlobStore>(*store_, io_.get_executor(),
@@ -118,7 +118,7 @@ class BlobServer::Impl {
                                                                std::chrono::seconds(1));
     handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, status_page_,
                                              read_pool_->get_executor(), options_, &draining_);
-    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, &draining_);
+    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, **http_metrics, &draining_);
     return Listen();
   }
 
@@ -192,7 +192,7 @@ class BlobServer::Impl {
   std::unique_ptr<store::BlobStore> store_;
   std::unique_ptr<tuner::Limiter> read_limiter_;
   std::unique_ptr<tuner::Limiter> write_limiter_;
-  metrics::Attachment links_[3];
+  metrics::Attachment store_link_;  // After the store: unlinked before it closes.
   metrics::StatusPage status_page_;
   // Reads registry_ and writes status_page_, so it is destroyed before either.
   std::unique_ptr<metrics::StatusSampler> status_sampler_;

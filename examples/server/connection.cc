@@ -72,6 +72,17 @@ std::optional<Response> AnswerToBadHeader(const error_code& ec) {
                       /*keep_alive=*/false);
 }
 
+// Waits until the next request has begun to arrive (its first bytes may be in `buffer`
+// already), so that its duration can count from there.
+asio::awaitable<error_code> AwaitFirstByte(beast::tcp_stream& stream, beast::flat_buffer& buffer) {
+  error_code ec;
+  if (buffer.size() > 0) co_return ec;
+  const size_t n = co_await stream.async_read_some(buffer.prepare(kHeaderLimit),
+                                                   asio::redirect_error(asio::use_awaitable, ec));
+  buffer.commit(n);
+  co_return ec;
+}
+
 asio::awaitable<bool> Write(beast::tcp_stream& stream, Response& response,
                             std::chrono::milliseconds timeout) {
   error_code ec;
@@ -96,6 +107,8 @@ struct RequestHead {
         expects_continue(beast::iequals(header.get()[http::field::expect], "100-continue")) {
     if (const auto declared = header.content_length()) length = *declared;
     has_body = header.chunked() || length.value_or(0) > 0;
+    conditions.if_match = std::string(header.get()[http::field::if_match]);
+    conditions.if_none_match = std::string(header.get()[http::field::if_none_match]);
   }
   // A body we do not read would be taken for the next request: answer it and close.
   bool keep_alive_unread() const { return client_keep_alive && !has_body; }
@@ -106,6 +119,7 @@ struct RequestHead {
   bool expects_continue;
   std::optional<uint64_t> length;  // Content-Length, if declared.
   bool has_body = false;
+  Preconditions conditions;  // If-Match, If-None-Match.
 };
 
 // A routed PUT: its write permit first (waited for until `deadline`), then its body, then the
@@ -164,8 +178,9 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     body = std::move(parser.get().body());
   }
   stream.expires_never();  // The store bounds the commit.
-  Response response = co_await hub.handler().Put(std::move(route), *std::move(permit),
-                                                 std::move(body), head.client_keep_alive);
+  Response response = co_await hub.handler().Put(std::move(route), head.conditions,
+                                                 *std::move(permit), std::move(body),
+                                                 head.client_keep_alive);
   co_return response;
 }
 
@@ -194,7 +209,7 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     co_return response;
   }
   if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
-    co_return TextResponse(http::status::bad_request,
+    co_return TextResponse(http::status::not_found,
                            "unknown namespace '" + route->ns + "'; this server has: " +
                                NamespaceList(options),
                            keep_alive);
@@ -205,7 +220,8 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
     co_return response;
   }
   stream.expires_never();  // The wait deadline and the store bound the handler.
-  Response response = co_await hub.handler().Handle(*std::move(route), deadline, keep_alive);
+  Response response =
+      co_await hub.handler().Handle(*std::move(route), head.conditions, deadline, keep_alive);
   co_return response;
 }
 
@@ -249,15 +265,20 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     header.header_limit(kHeaderLimit);
     header.body_limit(std::numeric_limits<uint64_t>::max());  // The size check is ours.
     self->idle = true;
-    error_code ec;
     stream.expires_after(options.header_timeout);
-    co_await http::async_read_header(stream, buffer, header,
-                                     asio::redirect_error(asio::use_awaitable, ec));
+    error_code ec = co_await AwaitFirstByte(stream, buffer);
+    const TimePoint first_byte = Clock::Steady().Now();
+    if (!ec) {
+      co_await http::async_read_header(stream, buffer, header,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+    }
     self->idle = false;
     std::optional<Response> response;
+    std::string method = "other";  // Until a header says.
     if (ec) {
       response = AnswerToBadHeader(ec);
     } else {
+      method = std::string(http::to_string(header.get().method()));
       const bool head = header.get().method() == http::verb::head;
       response = co_await ReadAndAnswer(stream, buffer, header, hub);
       // A HEAD answer keeps the Content-Length a GET would have, without the body.
@@ -266,6 +287,7 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     if (!response) break;
     if (hub.draining()) response->keep_alive(false);
     const bool ok = co_await Write(stream, *response, options.write_timeout);
+    hub.http().Record(method, response->result_int(), Clock::Steady().Now() - first_byte);
     if (!ok) break;
     if (!response->keep_alive()) {
       co_await LingeringClose(stream);
@@ -283,11 +305,15 @@ asio::awaitable<void> RefuseConnection(tcp::socket socket, ConnectionHub& hub) {
     ~Done() { --refusing; }
   } done{hub.refusing()};
 
+  const TimePoint accepted = Clock::Steady().Now();
   beast::tcp_stream stream(std::move(socket));
   Response response = UnavailableResponse(
       "too many connections (at most " + std::to_string(hub.options().max_connections) + ")",
       hub.options().retry_after_seconds, /*keep_alive=*/false);
-  if (co_await Write(stream, response, std::chrono::seconds(1))) {
+  const bool written = co_await Write(stream, response, std::chrono::seconds(1));
+  // No request was read: the method is unknown.
+  hub.http().Record("other", response.result_int(), Clock::Steady().Now() - accepted);
+  if (written) {
     co_await LingeringClose(stream);
   } else {
     stream.close();

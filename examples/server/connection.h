@@ -19,6 +19,9 @@
 // algorithm sees starts when the body is in. A client that sends its body slowly holds a
 // permit for up to body_timeout.
 //
+// Metrics: every answer written, refusals included, is counted by method and status code with
+// its duration from the request's first byte to the answer's last (metrics::HttpMetrics).
+//
 // Timeouts: waiting for a request, its whole header must arrive within header_timeout (so a
 // slowloris client that trickles header bytes is cut off); its body within body_timeout; the
 // answer must be written within write_timeout. While the handler works there is no socket
@@ -40,6 +43,7 @@
 #include <list>
 
 #include "blob_handler.h"
+#include "blobtune/metrics/http_metrics.h"
 #include "server_options.h"
 
 namespace blobtune::server {
@@ -54,8 +58,10 @@ class ConnectionHub {
   using Handle = std::list<Entry>::iterator;
 
   // `draining` is shared with whoever else must know (the /healthz handler); set here only.
-  ConnectionHub(const ServerOptions& options, BlobHandler& handler, std::atomic<bool>* draining)
-      : options_(options), handler_(handler), draining_(draining) {}
+  // Every answer written is counted in `http`.
+  ConnectionHub(const ServerOptions& options, BlobHandler& handler, metrics::HttpMetrics& http,
+                std::atomic<bool>* draining)
+      : options_(options), handler_(handler), http_(http), draining_(draining) {}
   ConnectionHub(const ConnectionHub&) = delete;
   ConnectionHub& operator=(const ConnectionHub&) = delete;
   ~ConnectionHub() = default;
@@ -78,10 +84,12 @@ class ConnectionHub {
 
   const ServerOptions& options() const noexcept { return options_; }
   BlobHandler& handler() noexcept { return handler_; }
+  metrics::HttpMetrics& http() noexcept { return http_; }
 
  private:
   const ServerOptions& options_;
   BlobHandler& handler_;
+  metrics::HttpMetrics& http_;
   std::list<Entry> live_;
   std::atomic<bool>* draining_;
   std::function<void()> on_empty_;

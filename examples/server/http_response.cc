@@ -5,6 +5,7 @@
 
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/limiter.h"
+#include "preconditions.h"
 
 namespace blobtune::server {
 
@@ -13,12 +14,20 @@ namespace http = boost::beast::http;
 Response BlobResponse(http::status status, std::vector<std::byte> bytes, bool keep_alive) {
   Response response{status, 11};
   response.set(http::field::server, "blobtune-server");
-  response.set(http::field::content_type, "application/octet-stream");
   response.keep_alive(keep_alive);
+  // A 204 or 304 carries no content, so neither its type nor its length (RFC 9110 8.6, 15.4.5).
+  if (status == http::status::no_content || status == http::status::not_modified) {
+    return response;
+  }
+  response.set(http::field::content_type, "application/octet-stream");
   response.body() = std::move(bytes);
-  // A 204 carries no body and no Content-Length (RFC 9110 8.6).
-  if (status != http::status::no_content) response.prepare_payload();
+  response.prepare_payload();
   return response;
+}
+
+void SetBlobHeaders(Response& response, const store::BlobInfo& info) {
+  response.set(http::field::etag, ETagOf(info.crc32c));
+  response.set("X-Blob-Crc32c", std::to_string(info.crc32c));
 }
 
 Response TextResponse(http::status status, std::string_view text, bool keep_alive,

@@ -16,15 +16,20 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/status.h"
 
 namespace blobtune::server {
 
 using Response = boost::beast::http::response<boost::beast::http::vector_body<std::byte>>;
 
-// A response carrying `bytes` (Content-Type application/octet-stream).
+// A response carrying `bytes` (Content-Type application/octet-stream); for 204 and 304, one
+// with no body, Content-Type or Content-Length.
 Response BlobResponse(boost::beast::http::status status, std::vector<std::byte> bytes,
                       bool keep_alive);
+// Sets what a GET or HEAD of a blob tells about it: ETag (preconditions.h) and X-Blob-Crc32c
+// (the stored CRC32C in decimal).
+void SetBlobHeaders(Response& response, const store::BlobInfo& info);
 // A response whose body is `text` plus a newline (Content-Type text/plain).
 Response TextResponse(boost::beast::http::status status, std::string_view text, bool keep_alive,
                       std::string_view content_type = "text/plain; charset=utf-8");

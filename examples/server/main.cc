@@ -101,8 +101,16 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   po::options_description flags(
       "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
       "concurrency limiters (reads and writes apart).\n\n"
-      "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}   GET /blobs/{namespace}?prefix=P&limit=N\n"
-      "  GET /metrics   GET /status (live charts)   GET /healthz\n\n"
+      "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}\n"
+      "      GET and HEAD answer ETag (the stored CRC32C) and X-Blob-Crc32c;\n"
+      "      If-None-Match: ETAG|* on GET/HEAD gives 304 while the blob is unchanged;\n"
+      "      If-Match: ETAG|* on PUT/DELETE gives 412 unless the blob has that ETag;\n"
+      "      If-None-Match: * on PUT gives 412 if the blob exists\n"
+      "  GET /blobs/{namespace}?prefix=P&limit=N&after=ID\n"
+      "      ids (and sizes) starting with P (default all), at most N (1..1000, default 100),\n"
+      "      after ID (default from the first); a cut listing answers\n"
+      "      Link: </blobs/{namespace}?...&after=LAST>; rel=\"next\" for the rest\n"
+      "  GET /metrics (Prometheus)   GET /status (live charts)   GET|HEAD /healthz\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n\nOptions");
   flags.add_options()("help,h", "this text")("version", "print the version and exit")(
       "listen", po::value(&listen)->default_value(listen),

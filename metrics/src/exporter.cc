@@ -18,22 +18,9 @@
 
 #include "blobtune/metrics/status_page.h"
 #include "blobtune/metrics/status_sampler.h"
-#include "exposition.h"
 
 namespace blobtune::metrics {
 namespace {
-
-// Serves the registry's series; prometheus-cpp calls Collect() on its server threads.
-class RegistryCollectable final : public prometheus::Collectable {
- public:
-  explicit RegistryCollectable(const MetricsRegistry& registry) : registry_(registry) {}
-  std::vector<prometheus::MetricFamily> Collect() const override {
-    return internal::ToMetricFamilies(registry_.LimiterSnapshots(), registry_.StoreSnapshots());
-  }
-
- private:
-  const MetricsRegistry& registry_;
-};
 
 // Compares without an early exit, so response times do not tell how much of a guess matched.
 bool SameSecret(const std::string& a, const std::string& b) {
@@ -171,7 +158,7 @@ class Exporter::Server {
   std::unique_ptr<StatusSampler> status_sampler;
   int routed_port = 0;  // The port of this exporter's entry in Routes(); 0: none.
   CivetCallbacks callbacks{};
-  std::shared_ptr<RegistryCollectable> collectable;
+  std::shared_ptr<prometheus::Collectable> collectable;
   std::unique_ptr<prometheus::Exposer> exposer;
 };
 
@@ -244,8 +231,12 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
   if (!listen.ok()) return listen.status();
 
   std::unique_ptr<Exporter> exporter(new Exporter());
+  if (options.process_metrics) exporter->registry_.AddProcessMetrics();
   auto server = std::make_unique<Server>();
-  server->collectable = std::make_shared<RegistryCollectable>(exporter->registry_);
+  StatusOr<std::shared_ptr<prometheus::Collectable>> collectable =
+      MakeCollectable(exporter->registry_, options.constant_labels);
+  if (!collectable.ok()) return collectable.status();
+  server->collectable = *std::move(collectable);
   if (!options.status_path.empty()) server->callbacks.begin_request = &ServeStatusPage;
   // prometheus-cpp reports failures by throwing (CivetException when the port cannot be bound);
   // none may leave this function.
@@ -298,20 +289,16 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
 
 tuner::LimiterObserver* LimiterObserverOf(Exporter* exporter, std::string name) {
   if (exporter == nullptr) return nullptr;
+  if (LimiterMetrics* known = exporter->registry().FindLimiter(name)) return known;
   StatusOr<LimiterMetrics*> m = exporter->AddLimiter(std::move(name));
   return m.ok() ? *m : nullptr;
 }
 
 store::StoreObserver* StoreObserverOf(Exporter* exporter, std::string name) {
   if (exporter == nullptr) return nullptr;
+  if (StoreMetrics* known = exporter->registry().FindStore(name)) return known;
   StatusOr<StoreMetrics*> m = exporter->AddStore(std::move(name));
   return m.ok() ? *m : nullptr;
-}
-
-Attachment AttachTo(Exporter* exporter, std::string_view name, const tuner::Limiter& limiter) {
-  if (exporter == nullptr) return {};
-  LimiterMetrics* m = exporter->registry().FindLimiter(name);
-  return m != nullptr ? m->Attach(limiter) : Attachment();
 }
 
 Attachment AttachTo(Exporter* exporter, std::string_view name, const store::BlobStore& store) {

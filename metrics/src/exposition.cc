@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <utility>
 
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/status.h"
+#include "blobtune/tuner/version.h"
+#include "process_stats.h"
 
 namespace blobtune::metrics::internal {
 namespace {
@@ -24,9 +27,14 @@ using Labels = std::vector<ClientMetric::Label>;
 
 constexpr double kNanosToSeconds = 1e-9;
 
-// Families in first-use order, each created with its help text and type.
+// Families in first-use order, each created with its help text and type; every series gets the
+// constant labels first.
 class FamilyList {
  public:
+  explicit FamilyList(const ConstantLabels& constant) {
+    for (const auto& [name, value] : constant) constant_.push_back({name, value});
+  }
+
   MetricFamily& Get(std::string_view name, std::string_view help, MetricType type) {
     for (auto& f : families_) {
       if (f.name == name) return f;
@@ -41,14 +49,14 @@ class FamilyList {
 
   void Counter(std::string_view name, std::string_view help, Labels labels, double value) {
     ClientMetric m;
-    m.label = std::move(labels);
+    m.label = WithConstant(std::move(labels));
     m.counter.value = value;
     Get(name, help, MetricType::Counter).metric.push_back(std::move(m));
   }
 
   void Gauge(std::string_view name, std::string_view help, Labels labels, double value) {
     ClientMetric m;
-    m.label = std::move(labels);
+    m.label = WithConstant(std::move(labels));
     m.gauge.value = value;
     Get(name, help, MetricType::Gauge).metric.push_back(std::move(m));
   }
@@ -57,7 +65,7 @@ class FamilyList {
   void Histogram(std::string_view name, std::string_view help, Labels labels,
                  const HistogramSnapshot& h, double scale) {
     ClientMetric m;
-    m.label = std::move(labels);
+    m.label = WithConstant(std::move(labels));
     uint64_t cumulative = 0;
     for (size_t i = 0; i < h.counts.size(); ++i) {
       cumulative += h.counts[i];
@@ -78,6 +86,12 @@ class FamilyList {
   }
 
  private:
+  Labels WithConstant(Labels labels) const {
+    labels.insert(labels.begin(), constant_.begin(), constant_.end());
+    return labels;
+  }
+
+  Labels constant_;
   std::vector<MetricFamily> families_;
 };
 
@@ -125,15 +139,10 @@ void AddLimiter(FamilyList& out, const LimiterSnapshot& s) {
                 "The algorithm's estimate of the throughput at the knee, in permits per second.",
                 base, *g.max_throughput);
     }
-  }
-
-  if (s.min_limit) {
-    out.Gauge("blobtune_limiter_min_limit", "The algorithm's lowest limit, as declared.", base,
-              *s.min_limit);
-  }
-  if (s.max_limit) {
-    out.Gauge("blobtune_limiter_max_limit", "The algorithm's highest limit, as declared.", base,
-              *s.max_limit);
+    out.Gauge("blobtune_limiter_min_limit", "The lowest limit the algorithm may set.", base,
+              g.min_limit);
+    out.Gauge("blobtune_limiter_max_limit", "The highest limit the algorithm may set.", base,
+              g.max_limit);
   }
 
   for (size_t i = 0; i < kPermitEndCount; ++i) {
@@ -232,14 +241,78 @@ void AddStore(FamilyList& out, const StoreSnapshot& s) {
               D(s.map_growth_wait_nanos) * kNanosToSeconds);
 }
 
+void AddHttp(FamilyList& out, const HttpSnapshot& s) {
+  for (const HttpSnapshot::Answers& a : s.answers) {
+    out.Counter("blobtune_http_requests_total",
+                "HTTP requests answered, by method and status code (refusals included).",
+                {{"method", std::string(HttpMethodName(a.method))},
+                 {"code", std::to_string(a.code)}},
+                D(a.count));
+  }
+  for (size_t m = 0; m < kHttpMethodCount; ++m) {
+    if (s.durations[m].count == 0) continue;
+    out.Histogram("blobtune_http_request_duration_seconds",
+                  "Time from a request's first byte in to its answer's last byte out, the wait "
+                  "for a permit included.",
+                  {{"method", std::string(HttpMethodName(m))}}, s.durations[m], kNanosToSeconds);
+  }
+}
+
+// Names, types and units as Prometheus' own client libraries export them.
+void AddProcess(FamilyList& out, const ProcessStats& s) {
+  out.Counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+              {}, s.cpu_seconds);
+  out.Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", {},
+            D(s.resident_memory_bytes));
+  out.Gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", {},
+            D(s.virtual_memory_bytes));
+  out.Gauge("process_open_fds", "Number of open file descriptors.", {}, D(s.open_fds));
+  out.Gauge("process_max_fds", "Maximum number of open file descriptors.", {}, D(s.max_fds));
+  out.Gauge("process_start_time_seconds",
+            "Start time of the process since unix epoch in seconds.", {}, s.start_time_seconds);
+}
+
+bool ValidLabelName(std::string_view name) {
+  if (name.empty() || name.starts_with("__")) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-std::vector<MetricFamily> ToMetricFamilies(const std::vector<LimiterSnapshot>& limiters,
-                                           const std::vector<StoreSnapshot>& stores) {
-  FamilyList out;
-  for (const LimiterSnapshot& s : limiters) AddLimiter(out, s);
-  for (const StoreSnapshot& s : stores) AddStore(out, s);
+std::vector<MetricFamily> ToMetricFamilies(const MetricsRegistry& registry,
+                                           const ConstantLabels& labels) {
+  FamilyList out(labels);
+  out.Gauge("blobtune_build_info", "The blobtune library this program runs (value always 1).",
+            {{"version", std::string(kVersion)}}, 1);
+  for (const LimiterSnapshot& s : registry.LimiterSnapshots()) AddLimiter(out, s);
+  for (const StoreSnapshot& s : registry.StoreSnapshots()) AddStore(out, s);
+  if (const HttpMetrics* http = registry.http_server()) AddHttp(out, http->Snapshot());
+  if (registry.process_metrics()) {
+    if (std::optional<ProcessStats> stats = ReadProcessStats()) AddProcess(out, *stats);
+  }
   return std::move(out).Take();
+}
+
+Status ValidateLabels(const ConstantLabels& labels) {
+  for (const auto& [name, value] : labels) {
+    if (!ValidLabelName(name)) {
+      return Status::InvalidArgument("constant label '" + name +
+                                     "' is not a label name: [a-zA-Z_][a-zA-Z0-9_]*, not "
+                                     "starting with __");
+    }
+    for (std::string_view reserved : kReservedLabelNames) {
+      if (name == reserved) {
+        return Status::InvalidArgument("constant label '" + name +
+                                       "' is a label of blobtune's own series");
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 std::string ToText(const std::vector<MetricFamily>& families) {

@@ -41,16 +41,15 @@ LimiterMetrics::LimiterMetrics(std::string name)
       dropped_latency_(LatencyBucketsNanos()),
       queue_wait_(LatencyBucketsNanos()) {}
 
-Attachment LimiterMetrics::Attach(const tuner::Limiter& limiter) {
-  MutexLock lock(attach_mu_);
+void LimiterMetrics::OnLimiterCreated(const tuner::Limiter& limiter) {
+  MutexLock lock(link_mu_);
   limiter_ = &limiter;
-  return Attachment(this, &LimiterMetrics::Detach, ++generation_);
 }
 
-void LimiterMetrics::Detach(void* self, uint64_t generation) noexcept {
-  auto* metrics = static_cast<LimiterMetrics*>(self);
-  MutexLock lock(metrics->attach_mu_);
-  if (metrics->generation_ == generation) metrics->limiter_ = nullptr;
+void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
+  // Waits for a scrape that is reading the limiter: from here on, nothing touches it.
+  MutexLock lock(link_mu_);
+  if (limiter_ == &limiter) limiter_ = nullptr;
 }
 
 void LimiterMetrics::OnGranted(Duration queue_wait) { queue_wait_.Observe(Nanos(queue_wait)); }
@@ -105,13 +104,13 @@ LimiterSnapshot LimiterMetrics::Snapshot() const {
   s.success_latency = success_latency_.Snapshot();
   s.dropped_latency = dropped_latency_.Snapshot();
   s.queue_wait = queue_wait_.Snapshot();
-  if (const int min = min_limit_.load(std::memory_order_relaxed); min > 0) s.min_limit = min;
-  if (const int max = max_limit_.load(std::memory_order_relaxed); max > 0) s.max_limit = max;
 
-  MutexLock lock(attach_mu_);
+  MutexLock lock(link_mu_);
   if (limiter_ != nullptr) {
     LimiterGauges g;
     g.limit = limiter_->limit();
+    g.min_limit = limiter_->min_limit();
+    g.max_limit = limiter_->max_limit();
     g.inflight = limiter_->inflight();
     g.queue_length = limiter_->queue_length();
     g.sample_stride = limiter_->sample_stride();

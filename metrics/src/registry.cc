@@ -40,6 +40,18 @@ StatusOr<StoreMetrics*> MetricsRegistry::AddStore(std::string name) {
   return Add(stores_, std::move(name), "store");
 }
 
+StatusOr<HttpMetrics*> MetricsRegistry::AddHttpServer() {
+  MutexLock lock(mu_);
+  if (http_ != nullptr) return Status::AlreadyExists("the HTTP server is registered already");
+  http_ = std::make_unique<HttpMetrics>();
+  return http_.get();
+}
+
+const HttpMetrics* MetricsRegistry::http_server() const {
+  MutexLock lock(mu_);
+  return http_.get();
+}
+
 LimiterMetrics* MetricsRegistry::FindLimiter(std::string_view name) const {
   MutexLock lock(mu_);
   return Find(limiters_, name);
@@ -67,7 +79,7 @@ std::vector<StoreSnapshot> MetricsRegistry::StoreSnapshots() const {
 }
 
 std::string MetricsRegistry::TextExposition() const {
-  return internal::ToText(internal::ToMetricFamilies(LimiterSnapshots(), StoreSnapshots()));
+  return internal::ToText(internal::ToMetricFamilies(*this, {}));
 }
 
 }  // namespace blobtune::metrics

@@ -1,10 +1,15 @@
 #include "blobtune/metrics/status_page.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <limits>
 
 #include "blobtune/svg/chart.h"
+#include "blobtune/tuner/version.h"
+#include "process_stats.h"
 
 namespace blobtune::metrics {
 namespace {
@@ -101,11 +106,14 @@ struct StatusPage::LimiterHistory {
         goodput(capacity),
         p50_ms(capacity),
         p99_ms(capacity),
+        wait_p50_ms(capacity),
+        wait_p99_ms(capacity),
         refusals(capacity),
         timeouts(capacity) {}
   LimiterSnapshot last;
   double last_t = 0;
-  SeriesRing limit, inflight, goodput, p50_ms, p99_ms, refusals, timeouts;
+  SeriesRing limit, inflight, goodput, p50_ms, p99_ms, wait_p50_ms, wait_p99_ms, refusals,
+      timeouts;
 };
 
 struct StatusPage::StoreHistory {
@@ -117,6 +125,23 @@ struct StatusPage::StoreHistory {
 };
 
 StatusPage::StatusPage(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
+
+namespace {
+
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+// A quantile in milliseconds, or no value (a gap in the chart) when nothing was counted.
+double QuantileMs(const HistogramSnapshot& before, const HistogramSnapshot& after, double q) {
+  const std::optional<double> seconds = QuantileSeconds(before, after, q);
+  return seconds ? *seconds * 1e3 : kNoValue;
+}
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 StatusPage::~StatusPage() = default;
 
 void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
@@ -125,14 +150,13 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
   if (recorded_ && !(t > last_t_)) return;
   recorded_ = true;
   last_t_ = t;
+  last_unix_seconds_ = UnixNow();
   for (const LimiterSnapshot& now : limiters) {
     auto [it, fresh] = limiters_.try_emplace(now.name);
     if (fresh) it->second = std::make_unique<LimiterHistory>(capacity_);
     LimiterHistory& h = *it->second;
-    if (now.gauges) {
-      h.limit.Push(t, now.gauges->limit);
-      h.inflight.Push(t, now.gauges->inflight);
-    }
+    h.limit.Push(t, now.gauges ? now.gauges->limit : kNoValue);
+    h.inflight.Push(t, now.gauges ? now.gauges->inflight : kNoValue);
     if (!fresh) {
       const LimiterSnapshot& was = h.last;
       const double dt = t - h.last_t;
@@ -143,12 +167,11 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
       h.refusals.Push(t, static_cast<double>(Delta(Refusals(was), Refusals(now))) / dt);
       h.timeouts.Push(t,
                       static_cast<double>(Delta(was.permits[timeout], now.permits[timeout])) / dt);
-      if (auto p50 = QuantileSeconds(was.success_latency, now.success_latency, 0.50)) {
-        h.p50_ms.Push(t, *p50 * 1e3);
-      }
-      if (auto p99 = QuantileSeconds(was.success_latency, now.success_latency, 0.99)) {
-        h.p99_ms.Push(t, *p99 * 1e3);
-      }
+      // A second in which no permit was timed (or granted) has no quantile: a gap.
+      h.p50_ms.Push(t, QuantileMs(was.success_latency, now.success_latency, 0.50));
+      h.p99_ms.Push(t, QuantileMs(was.success_latency, now.success_latency, 0.99));
+      h.wait_p50_ms.Push(t, QuantileMs(was.queue_wait, now.queue_wait, 0.50));
+      h.wait_p99_ms.Push(t, QuantileMs(was.queue_wait, now.queue_wait, 0.99));
     }
     h.last = now;
     h.last_t = t;
@@ -157,19 +180,20 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
     auto [it, fresh] = stores_.try_emplace(now.name);
     if (fresh) it->second = std::make_unique<StoreHistory>(capacity_);
     StoreHistory& h = *it->second;
-    if (now.map_size_bytes && now.map_used_bytes && *now.map_size_bytes > 0) {
-      h.map_use.Push(t, 100.0 * static_cast<double>(*now.map_used_bytes) /
-                            static_cast<double>(*now.map_size_bytes));
-    }
+    // Against the largest the map may grow to, not its current size (which grows as it fills).
+    const bool map_known = now.map_max_bytes && now.map_used_bytes && *now.map_max_bytes > 0;
+    h.map_use.Push(t, map_known ? 100.0 * static_cast<double>(*now.map_used_bytes) /
+                                      static_cast<double>(*now.map_max_bytes)
+                                : kNoValue);
     if (!fresh) {
       const StoreSnapshot& was = h.last;
       const uint64_t commits = Delta(was.commits_ok, now.commits_ok);
       h.commits.Push(t, static_cast<double>(commits) / (t - h.last_t));
       const uint64_t batches = Delta(was.batch_size.count, now.batch_size.count);
-      if (batches > 0) {
-        h.batch_size.Push(t, static_cast<double>(Delta(was.batch_size.sum, now.batch_size.sum)) /
-                                 static_cast<double>(batches));
-      }
+      h.batch_size.Push(t, batches > 0 ? static_cast<double>(
+                                             Delta(was.batch_size.sum, now.batch_size.sum)) /
+                                             static_cast<double>(batches)
+                                       : kNoValue);
     }
     h.last = now;
     h.last_t = t;
@@ -178,40 +202,93 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
 
 namespace {
 
-// A series' points with x in seconds before `now` (so the newest point is at 0).
-svg::Series Line(const SeriesRing& ring, double now, size_t colour, std::string id,
+// Maps the page's steady sample times to wall-clock time (seconds since the epoch): the latest
+// sample was taken at `last_unix`.
+struct TimeAxis {
+  double last_t = 0;
+  double last_unix = 0;
+  double Unix(double t) const { return last_unix - (last_t - t); }
+};
+
+std::string UtcTime(double unix_seconds, const char* format) {
+  const auto whole = static_cast<std::time_t>(std::floor(unix_seconds));
+  std::tm tm{};
+  gmtime_r(&whole, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, format, &tm);
+  return text;
+}
+
+// "42 s", "17 min 5 s", "3 h 02 min", "2 d 4 h".
+std::string Uptime(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds));
+  char text[48];
+  if (s < 60) {
+    std::snprintf(text, sizeof text, "%lld s", static_cast<long long>(s));
+  } else if (s < 3600) {
+    std::snprintf(text, sizeof text, "%lld min %lld s", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  } else if (s < 86400) {
+    std::snprintf(text, sizeof text, "%lld h %02lld min", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%lld d %lld h", static_cast<long long>(s / 86400),
+                  static_cast<long long>(s / 3600 % 24));
+  }
+  return text;
+}
+
+// A series' points placed on the wall-clock axis; NaN values stay NaN (gaps).
+svg::Series Line(const SeriesRing& ring, const TimeAxis& axis, size_t colour, std::string id,
                  double stroke = 1.8) {
   svg::Series s{.colour = colour, .stroke = stroke, .id = std::move(id)};
-  for (const auto& [t, v] : ring.Points()) s.points.emplace_back(t - now, v);
+  for (const auto& [t, v] : ring.Points()) s.points.emplace_back(axis.Unix(t), v);
   return s;
 }
 
-svg::Panel TimePanel(std::string title, double span) {
-  return svg::Panel{.title = std::move(title), .x_min = -span, .x_max = 0, .y_grid = true};
+// A chart panel over the fixed window that ends at the latest sample, ticked at every whole
+// minute of wall-clock time (UTC).
+svg::Panel TimePanel(std::string title, const TimeAxis& axis, bool integer = false) {
+  const double end = axis.last_unix;
+  const double begin = end - static_cast<double>(kStatusPageWindow.count());
+  svg::Panel panel{.title = std::move(title), .x_min = begin, .x_max = end, .y_grid = true,
+                   .y_integer = integer};
+  for (double minute = std::ceil(begin / 60) * 60; minute <= end; minute += 60) {
+    panel.x_ticks.emplace_back(minute, UtcTime(minute, "%H:%M"));
+  }
+  return panel;
 }
 
 std::string Fact(std::string_view name, const std::string& value) {
   return "<dt>" + svg::EscapeXml(name) + "</dt><dd>" + svg::EscapeXml(value) + "</dd>";
 }
 
+// A fact of the whole page, marked for machines (data-fact) as well as shown.
+std::string PageFact(std::string_view name, const std::string& value) {
+  return "<dt>" + svg::EscapeXml(name) + "</dt><dd data-fact='" + svg::EscapeXml(name) + "'>" +
+         svg::EscapeXml(value) + "</dd>";
+}
+
+std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
 }  // namespace
 
 std::string StatusPage::Html(int refresh_seconds) const {
   refresh_seconds = std::max(refresh_seconds, 1);
+  const std::optional<internal::ProcessStats> process = internal::ReadProcessStats();
   std::string body;
   {
     MutexLock lock(mu_);
-    const double now = last_t_;
-    // The span shown: the oldest point kept of any series, at least ten seconds.
-    double span = 10;
-    auto widen = [&](const SeriesRing& ring) {
-      const auto points = ring.Points();
-      if (!points.empty()) span = std::max(span, now - points.front().first);
-    };
-    for (const auto& [name, h] : limiters_) widen(h->limit), widen(h->goodput);
-    for (const auto& [name, h] : stores_) widen(h->commits), widen(h->map_use);
-    span = std::ceil(span / 10) * 10;  // Whole tens of seconds: round tick labels.
-    const std::string x_label = "seconds before the last sample";
+    const TimeAxis axis{.last_t = last_t_,
+                        .last_unix = recorded_ ? last_unix_seconds_ : UnixNow()};
+    const std::string window_text =
+        "the last " + std::to_string(kStatusPageWindow.count() / 60) + " minutes";
+    body += "<dl class='page'>" +
+            PageFact("time", UtcTime(axis.last_unix, "%Y-%m-%d %H:%M:%S UTC")) +
+            PageFact("version", std::string(kVersion));
+    if (process) body += PageFact("uptime", Uptime(axis.last_unix - process->start_time_seconds));
+    body += PageFact("window", window_text) + "</dl>\n";
+    const std::string x_label = "time (UTC), " + window_text;
 
     if (limiters_.empty() && stores_.empty()) {
       body += "<p>No limiter or store is observed yet.</p>\n";
@@ -225,6 +302,7 @@ std::string StatusPage::Html(int refresh_seconds) const {
         body += Fact("algorithm", g.algorithm.empty() ? "unknown" : g.algorithm);
         if (!g.state.empty()) body += Fact("state", g.state);
         body += Fact("limit", std::to_string(g.limit)) +
+                Fact("bounds", std::to_string(g.min_limit) + " to " + std::to_string(g.max_limit)) +
                 Fact("in flight", std::to_string(g.inflight)) +
                 Fact("queued", std::to_string(g.queue_length)) +
                 Fact("sampling", "1 in " + std::to_string(g.sample_stride));
@@ -236,25 +314,25 @@ std::string StatusPage::Html(int refresh_seconds) const {
         }
         if (g.max_throughput) body += Fact("max throughput", Fixed(*g.max_throughput, 1) + "/s");
       } else {
-        body += Fact("algorithm", "not attached");
-      }
-      if (s.min_limit && s.max_limit) {
-        body +=
-            Fact("bounds", std::to_string(*s.min_limit) + " to " + std::to_string(*s.max_limit));
+        body += Fact("algorithm", "no limiter");
       }
       body += "</dl>\n";
       svg::Chart chart{.width = 900, .panel_height = 120, .gap = 45, .x_label = x_label};
-      svg::Panel limits = TimePanel("limit (blue) and permits in flight (orange)", span);
-      limits.series = {Line(h->limit, now, 0, "limit", 2.2), Line(h->inflight, now, 1, "inflight")};
-      svg::Panel goodput = TimePanel("goodput, successful permits per second", span);
-      goodput.series = {Line(h->goodput, now, 2, "goodput")};
+      svg::Panel limits =
+          TimePanel("limit (blue) and permits in flight (orange)", axis, /*integer=*/true);
+      limits.series = {Line(h->limit, axis, 0, "limit", 2.2), Line(h->inflight, axis, 1, "inflight")};
+      svg::Panel goodput = TimePanel("goodput, successful permits per second", axis);
+      goodput.series = {Line(h->goodput, axis, 2, "goodput")};
       svg::Panel latency =
-          TimePanel("latency of successful permits, ms: p50 (blue), p99 (red)", span);
-      latency.series = {Line(h->p50_ms, now, 0, "p50"), Line(h->p99_ms, now, 3, "p99")};
-      svg::Panel refused = TimePanel("refusals (purple) and timeouts (brown) per second", span);
-      refused.series = {Line(h->refusals, now, 4, "refusals"),
-                        Line(h->timeouts, now, 5, "timeouts")};
-      chart.panels = {std::move(limits), std::move(goodput), std::move(latency),
+          TimePanel("latency of successful permits, ms: p50 (blue), p99 (red)", axis);
+      latency.series = {Line(h->p50_ms, axis, 0, "p50"), Line(h->p99_ms, axis, 3, "p99")};
+      svg::Panel wait = TimePanel("wait for a permit, ms: p50 (blue), p99 (red)", axis);
+      wait.series = {Line(h->wait_p50_ms, axis, 0, "wait_p50"),
+                     Line(h->wait_p99_ms, axis, 3, "wait_p99")};
+      svg::Panel refused = TimePanel("refusals (purple) and timeouts (brown) per second", axis);
+      refused.series = {Line(h->refusals, axis, 4, "refusals"),
+                        Line(h->timeouts, axis, 5, "timeouts")};
+      chart.panels = {std::move(limits), std::move(goodput), std::move(latency), std::move(wait),
                       std::move(refused)};
       body += svg::ChartSvg(chart) + "</section>\n";
     }
@@ -264,19 +342,21 @@ std::string StatusPage::Html(int refresh_seconds) const {
               svg::EscapeXml(name) + "</h2>\n<dl>" +
               Fact("commits", std::to_string(s.commits_ok) + " ok, " +
                                   std::to_string(s.commits_failed) + " failed");
-      if (s.map_size_bytes && s.map_used_bytes) {
-        body += Fact("map", std::to_string(*s.map_used_bytes >> 20) + " MiB used of " +
-                                std::to_string(*s.map_size_bytes >> 20) + " MiB");
+      if (s.map_used_bytes) {
+        std::string map = Mib(*s.map_used_bytes) + " used";
+        if (s.map_size_bytes) map += ", map " + Mib(*s.map_size_bytes);
+        if (s.map_max_bytes) map += ", maximum " + Mib(*s.map_max_bytes);
+        body += Fact("map", map);
       }
       if (s.queued_writes) body += Fact("queued writes", std::to_string(*s.queued_writes));
       body += "</dl>\n";
       svg::Chart chart{.width = 900, .panel_height = 120, .gap = 45, .x_label = x_label};
-      svg::Panel commits = TimePanel("commits per second", span);
-      commits.series = {Line(h->commits, now, 0, "commits")};
-      svg::Panel batch = TimePanel("mean batch size, operations per commit", span);
-      batch.series = {Line(h->batch_size, now, 1, "batch_size")};
-      svg::Panel map = TimePanel("map use, % of the current map size", span);
-      map.series = {Line(h->map_use, now, 2, "map_use")};
+      svg::Panel commits = TimePanel("commits per second", axis);
+      commits.series = {Line(h->commits, axis, 0, "commits")};
+      svg::Panel batch = TimePanel("mean batch size, operations per commit", axis);
+      batch.series = {Line(h->batch_size, axis, 1, "batch_size")};
+      svg::Panel map = TimePanel("map use, % of the maximum map size", axis);
+      map.series = {Line(h->map_use, axis, 2, "map_use")};
       chart.panels = {std::move(commits), std::move(batch), std::move(map)};
       body += svg::ChartSvg(chart) + "</section>\n";
     }

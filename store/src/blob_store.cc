@@ -383,7 +383,9 @@ void KeepHeapResident() {
 }  // namespace
 
 void BlobStore::SubmitRead(std::string ns, std::string id, ReadCallback done) {
-  done(Get(ns, id));
+  Blob blob;
+  if (Status s = Get(ns, id, &blob.bytes, &blob.info); !s.ok()) return done(std::move(s));
+  done(std::move(blob));
 }
 
 bool IsOverload(const Status& status) noexcept {

@@ -231,12 +231,13 @@ class RadosBlobStore final : public BlobStore {
   // The end of a submitted read whose librados call returned `rc`: decodes the record, verifies
   // it, and runs the caller's callback.
   void FinishRead(std::unique_ptr<PendingRead> r, int rc) {
-    StatusOr<std::vector<std::byte>> result = std::vector<std::byte>();
+    StatusOr<Blob> result = Blob();
     Status s = DecodeRead(rc, r->bytes, r->ns, r->id, Verifies(ReadOptions()),
-                          [&](std::span<const std::byte> bytes, const BlobInfo&) {
-                            result->assign(bytes.begin(), bytes.end());
+                          [&](std::span<const std::byte> bytes, const BlobInfo& info) {
+                            result->bytes.assign(bytes.begin(), bytes.end());
+                            result->info = info;
                           });
-    Observe(StoreOp::kGet, r->ns, s, result.ok() ? result->size() : 0);
+    Observe(StoreOp::kGet, r->ns, s, result.ok() ? result->bytes.size() : 0);
     if (!s.ok()) result = std::move(s);
     ReadCallback done = std::move(r->done);
     r.reset();

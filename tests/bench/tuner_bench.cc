@@ -133,7 +133,6 @@ class ObservedLimiter {
             .value();
     options.observer = registry_.AddLimiter("bench").value();
     limiter_ = Limiter::Create(std::move(options)).value();
-    link_ = registry_.FindLimiter("bench")->Attach(*limiter_);
   }
   Limiter& limiter() { return *limiter_; }
 
@@ -158,7 +157,6 @@ class ObservedLimiter {
   blobtune::metrics::MetricsRegistry registry_;
   blobtune::metrics::StatusPage page_;
   std::unique_ptr<Limiter> limiter_;
-  blobtune::metrics::Attachment link_;
   std::unique_ptr<blobtune::metrics::StatusSampler> sampler_;
   std::jthread viewer_;  // Last: stopped and joined first.
 };

@@ -3,6 +3,7 @@
 #
 #   -DCONSUMER=tuner|store|all   which consumer (tests/consumer/CMakeLists.txt)
 #   -DCOMPONENTS=tuner,store     the components installed; empty: a plain install of everything
+#   -DPROMTOOL=path              for "all": lints the scrape the consumer saved
 #
 # For the tuner consumer it also shows that nothing of LMDB, Boost or prometheus-cpp is needed:
 # the package is configured with find_package(Boost) and find_package(prometheus-cpp) disabled
@@ -90,5 +91,18 @@ if(CONSUMER STREQUAL "tuner")
   endif()
 endif()
 
-run_step("run consumer (${CONSUMER})" "${consumer_build}/consumer")
-message(STATUS "${step_output}")
+if(CONSUMER STREQUAL "all")
+  set(scrape "${WORK_DIR}/scrape.txt")
+  run_step("run consumer (${CONSUMER})" "${consumer_build}/consumer" "${scrape}")
+  message(STATUS "${step_output}")
+  execute_process(COMMAND "${PROMTOOL}" check metrics INPUT_FILE "${scrape}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT "${out}${err}" STREQUAL "")
+    file(READ "${scrape}" text)
+    message(FATAL_ERROR "promtool check metrics (${rc}): ${out}${err}\n--- scrape:\n${text}")
+  endif()
+  message(STATUS "promtool check metrics on the consumer's scrape: ok")
+else()
+  run_step("run consumer (${CONSUMER})" "${consumer_build}/consumer")
+  message(STATUS "${step_output}")
+endif()

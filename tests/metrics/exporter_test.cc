@@ -56,12 +56,10 @@ struct ObservedLimiter {
     options.clock = &clock;
     options.observer = LimiterObserverOf(&SharedExporter::Get(), name);
     limiter = tuner::Limiter::Create(std::move(options)).value();
-    link = AttachTo(&SharedExporter::Get(), name, *limiter);
   }
   FakeClock clock;
   std::shared_ptr<std::atomic<int>> target = std::make_shared<std::atomic<int>>(4);
   std::unique_ptr<tuner::Limiter> limiter;
-  Attachment link;
 };
 
 TEST(ExporterTest, ServesTheRegistryOnTheBoundPort) {
@@ -71,7 +69,6 @@ TEST(ExporterTest, ServesTheRegistryOnTheBoundPort) {
   EXPECT_EQ(exporter.path(), "/metrics");
 
   ObservedLimiter observed("served");
-  ASSERT_TRUE(observed.link.linked());
   for (int i = 0; i < 3; ++i) observed.limiter->TryAcquire()->Success();
 
   const StatusOr<HttpResponse> r = HttpGet("127.0.0.1", exporter.port(), "/metrics");
@@ -130,10 +127,33 @@ TEST(NormalizeListenAddressTest, DefaultsTheHostToLoopback) {
 TEST(OptionalExporterTest, ANullExporterObservesNothing) {
   EXPECT_EQ(LimiterObserverOf(nullptr, "x"), nullptr);
   EXPECT_EQ(StoreObserverOf(nullptr, "x"), nullptr);
-  auto limiter = tuner::Limiter::Create({}).value();
-  EXPECT_FALSE(AttachTo(nullptr, "x", *limiter).linked());
-  // An unknown name links nothing either.
-  EXPECT_FALSE(AttachTo(&SharedExporter::Get(), "never-added", *limiter).linked());
+  EXPECT_EQ(LimiterObserverOf(&SharedExporter::Get(), ""), nullptr);
+}
+
+TEST(OptionalExporterTest, ALimiterBuiltAgainUnderItsNameContinuesItsSeries) {
+  Exporter& exporter = SharedExporter::Get();
+  for (int built = 1; built <= 2; ++built) {
+    ObservedLimiter observed("rebuilt");
+    observed.limiter->TryAcquire()->Success();
+    const LimiterSnapshot s = exporter.registry().FindLimiter("rebuilt")->Snapshot();
+    EXPECT_EQ(s.permits[static_cast<size_t>(PermitEnd::kSuccess)], static_cast<uint64_t>(built));
+    EXPECT_TRUE(s.gauges.has_value()) << "the rebuilt limiter is linked";
+  }
+  EXPECT_FALSE(exporter.registry().FindLimiter("rebuilt")->Snapshot().gauges.has_value());
+}
+
+TEST(ExporterTest, ConstantLabelsAreOnEverySeriesAndMustNotClash) {
+  StatusOr<std::unique_ptr<Exporter>> e = Exporter::Start(
+      "127.0.0.1:0", {.status_path = "", .constant_labels = {{"service", "mail"}}});
+  ASSERT_TRUE(e.ok()) << e.status();
+  const StatusOr<HttpResponse> r = HttpGet("127.0.0.1", (*e)->port(), "/metrics");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->body(), HasSubstr("blobtune_build_info{service=\"mail\",version=\""));
+  EXPECT_THAT(r->body(), HasSubstr("process_open_fds{service=\"mail\"} "));
+  EXPECT_EQ(Exporter::Start("127.0.0.1:0", {.constant_labels = {{"limiter", "x"}}})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(StatusPageTest, IsServedBesideMetricsAndShowsObservedLimiters) {

@@ -11,6 +11,7 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/version.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
@@ -32,9 +33,57 @@ TEST(MetricsRegistryTest, NamesAreUniqueAndNotEmpty) {
   EXPECT_NE(registry.FindStore("put"), nullptr);
 }
 
-TEST(MetricsRegistryTest, AnEmptyRegistryExposesNothing) {
+TEST(MetricsRegistryTest, AnEmptyRegistryExposesOnlyItsBuildInfo) {
   MetricsRegistry registry;
-  EXPECT_EQ(registry.TextExposition(), "");
+  EXPECT_EQ(registry.TextExposition(),
+            "# HELP blobtune_build_info The blobtune library this program runs (value always 1).\n"
+            "# TYPE blobtune_build_info gauge\n"
+            "blobtune_build_info{version=\"" + std::string(kVersion) + "\"} 1\n");
+}
+
+TEST(MetricsRegistryTest, ExposesTheHttpServerAndTheProcessOnceAdded) {
+  MetricsRegistry registry;
+  HttpMetrics* http = registry.AddHttpServer().value();
+  EXPECT_EQ(registry.AddHttpServer().status().code(), StatusCode::kAlreadyExists);
+  http->Record("GET", 200, std::chrono::milliseconds(3));
+  http->Record("GET", 200, std::chrono::milliseconds(30));
+  http->Record("BREW", 503, std::chrono::microseconds(10));
+  http->Record("GET", 1000, std::chrono::milliseconds(1));  // Not a status code: not counted.
+  std::string text = registry.TextExposition();
+  EXPECT_THAT(text, HasSubstr("blobtune_http_requests_total{method=\"GET\",code=\"200\"} 2\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_http_requests_total{method=\"other\",code=\"503\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_request_duration_seconds_bucket{method=\"GET\","
+                              "le=\"0.005\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("blobtune_http_request_duration_seconds_count{method=\"GET\"} 2\n"));
+  EXPECT_THAT(text, Not(HasSubstr("method=\"PUT\"")));
+  EXPECT_THAT(text, Not(HasSubstr("process_")));
+  registry.AddProcessMetrics();
+  text = registry.TextExposition();
+  for (const char* name : {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
+                           "process_virtual_memory_bytes ", "process_open_fds ",
+                           "process_max_fds ", "process_start_time_seconds "}) {
+    EXPECT_THAT(text, HasSubstr(std::string("\n") + name)) << name;
+  }
+  const testing::CommandResult r = testing::PromtoolCheckMetrics(text);
+  EXPECT_EQ(r.exit_code, 0) << r.output << "\n--- exposition:\n" << text;
+  EXPECT_EQ(r.output, "") << "promtool found lint problems";
+}
+
+TEST(MetricsRegistryTest, ProcessStartTimeIsWhenThisProcessStarted) {
+  MetricsRegistry registry;
+  registry.AddProcessMetrics();
+  const std::string text = registry.TextExposition();
+  const std::string name = "\nprocess_start_time_seconds ";
+  const size_t at = text.find(name);
+  ASSERT_NE(at, std::string::npos) << text;
+  const double started = std::stod(text.substr(at + name.size()));
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  EXPECT_LE(started, now + 1);
+  EXPECT_GT(started, now - 3600) << "the test binary started within the hour";
 }
 
 class ExpositionTest : public ::testing::Test {
@@ -53,7 +102,6 @@ class ExpositionTest : public ::testing::Test {
     so.durability = store::Durability::kNoSync;
     so.observer = store_metrics_;
     store_ = store::BlobStore::Open(so).value();
-    limiter_link_ = limiter_metrics_->Attach(*limiter_);
     store_link_ = store_metrics_->Attach(*store_);
   }
 
@@ -75,7 +123,6 @@ class ExpositionTest : public ::testing::Test {
   StoreMetrics* store_metrics_ = nullptr;
   std::unique_ptr<tuner::Limiter> limiter_;
   std::unique_ptr<store::BlobStore> store_;
-  Attachment limiter_link_;
   Attachment store_link_;
 };
 
@@ -94,6 +141,8 @@ TEST_F(ExpositionTest, ExposesLimiterSeriesInBaseUnitsWithTheLimiterLabel) {
   EXPECT_THAT(text,
               HasSubstr("blobtune_limiter_baseline_latency_seconds{limiter=\"put\"} 0.002\n"));
   EXPECT_THAT(text, HasSubstr("blobtune_limiter_max_throughput{limiter=\"put\"} 1234.5\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_min_limit{limiter=\"put\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_limiter_max_limit{limiter=\"put\"} 64\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE blobtune_limiter_permits_total counter\n"));
   EXPECT_THAT(text,
               HasSubstr("blobtune_limiter_permits_total{limiter=\"put\",outcome=\"success\"} 2\n"));

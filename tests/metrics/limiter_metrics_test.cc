@@ -123,18 +123,18 @@ TEST_F(LimiterMetricsTest, CountsLimitIncreasesAndDecreases) {
   EXPECT_EQ(s.limit_decreases, 1u);
 }
 
-TEST_F(LimiterMetricsTest, GaugesComeFromTheAttachedLimiterUntilTheLinkGoes) {
-  auto limiter = MakeLimiter(3);
+TEST_F(LimiterMetricsTest, GaugesComeFromTheLimiterForAsLongAsItExists) {
   EXPECT_FALSE(metrics_.Snapshot().gauges.has_value());
   {
-    Attachment link = metrics_.Attach(*limiter);
-    EXPECT_TRUE(link.linked());
+    auto limiter = MakeLimiter(3);
     auto held = limiter->TryAcquire();
     const LimiterSnapshot s = metrics_.Snapshot();
     ASSERT_TRUE(s.gauges.has_value());
     EXPECT_EQ(s.gauges->limit, 3);
     EXPECT_EQ(s.gauges->inflight, 1);
     EXPECT_EQ(s.gauges->queue_length, 0u);
+    EXPECT_EQ(s.gauges->min_limit, 1);
+    EXPECT_EQ(s.gauges->max_limit, 64);
     EXPECT_EQ(s.gauges->algorithm, "steered");
     EXPECT_EQ(s.gauges->state, "steady");
     ASSERT_TRUE(s.gauges->baseline_latency_seconds.has_value());
@@ -145,25 +145,20 @@ TEST_F(LimiterMetricsTest, GaugesComeFromTheAttachedLimiterUntilTheLinkGoes) {
   EXPECT_FALSE(metrics_.Snapshot().gauges.has_value());
 }
 
-TEST_F(LimiterMetricsTest, UnlinkingAReplacedAttachmentKeepsTheNewerLink) {
+TEST_F(LimiterMetricsTest, TheNewestLimiterIsShownAndAnOlderOnesEndLeavesIt) {
   auto first = MakeLimiter(2);
   auto second = MakeLimiter(9);
-  Attachment old_link = metrics_.Attach(*first);
-  Attachment new_link = metrics_.Attach(*second);
-  old_link.Reset();
-  EXPECT_FALSE(old_link.linked());
   ASSERT_TRUE(metrics_.Snapshot().gauges.has_value());
   EXPECT_EQ(metrics_.Snapshot().gauges->limit, 9);
-  Attachment moved = std::move(new_link);
-  EXPECT_FALSE(new_link.linked());  // NOLINT(bugprone-use-after-move): checking the move.
-  EXPECT_TRUE(metrics_.Snapshot().gauges.has_value());
-  moved.Reset();
+  first.reset();
+  ASSERT_TRUE(metrics_.Snapshot().gauges.has_value());
+  EXPECT_EQ(metrics_.Snapshot().gauges->limit, 9);
+  second.reset();
   EXPECT_FALSE(metrics_.Snapshot().gauges.has_value());
 }
 
 TEST_F(LimiterMetricsTest, CountsEveryPermitOfManyThreadsWhileScraping) {
   auto limiter = MakeLimiter(8);
-  Attachment link = metrics_.Attach(*limiter);
   constexpr int kThreads = 4;
   constexpr int kPerThread = 5000;
   std::atomic<int> done{0};

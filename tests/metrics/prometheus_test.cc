@@ -80,9 +80,7 @@ class TunedWorkload {
             tuner::ParseAlgorithmSpec("gradient2:min_limit=2,max_limit=64,initial_limit=8").value())
             .value();
     lo.observer = exporter.AddLimiter("put").value();
-    exporter.registry().FindLimiter("put")->SetLimitBounds(2, 64);
     limiter_ = tuner::Limiter::Create(std::move(lo)).value();
-    limiter_link_ = exporter.registry().FindLimiter("put")->Attach(*limiter_);
 
     store::StoreOptions so;
     so.directory = directory;
@@ -125,8 +123,7 @@ class TunedWorkload {
 
   std::unique_ptr<tuner::Limiter> limiter_;
   std::unique_ptr<store::BlobStore> store_;
-  Attachment limiter_link_;  // Declared after what they link: unlinked first.
-  Attachment store_link_;
+  Attachment store_link_;  // Declared after the store: unlinked first.
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> completed_{0};
   std::vector<std::thread> threads_;  // Last: joined (in the destructor) before the rest goes.

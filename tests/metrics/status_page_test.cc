@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "blobtune/metrics/histogram.h"
+#include "blobtune/tuner/version.h"
 #include "xml_check.h"
 
 namespace blobtune::metrics {
@@ -46,6 +47,16 @@ size_t PointCount(const std::string& html, const std::string& id) {
   const std::string list = html.substr(begin, html.find('\'', begin) - begin);
   size_t n = 0;
   for (char c : list) n += c == ',';
+  return n;
+}
+
+// How many polylines (runs between gaps) the series with data-series `id` is drawn as.
+size_t Runs(const std::string& html, const std::string& id) {
+  size_t n = 0;
+  for (size_t at = html.find("data-series='" + id + "'"); at != std::string::npos;
+       at = html.find("data-series='" + id + "'", at + 1)) {
+    ++n;
+  }
   return n;
 }
 
@@ -116,6 +127,7 @@ TEST(StatusPageTest, ShowsTheStoreFigures) {
   s.name = "blobs";
   s.map_size_bytes = 100 << 20;
   s.map_used_bytes = 25 << 20;
+  s.map_max_bytes = 200 << 20;
   page.Record(1.0, {}, {s});
   s.commits_ok = 40;
   s.batch_size = HistogramSnapshot{
@@ -126,8 +138,66 @@ TEST(StatusPageTest, ShowsTheStoreFigures) {
   EXPECT_EQ(PointCount(html, "commits"), 1u);
   EXPECT_EQ(PointCount(html, "batch_size"), 1u);
   EXPECT_EQ(PointCount(html, "map_use"), 2u);
-  EXPECT_THAT(html, HasSubstr("25 MiB used of 100 MiB"));
+  EXPECT_THAT(html, HasSubstr("25 MiB used, map 100 MiB, maximum 200 MiB"));
+  EXPECT_THAT(html, HasSubstr("map use, % of the maximum map size"));
+  // 25 of 200 MiB: 12.5 %, on an axis whose round ticks run to 15.
+  EXPECT_THAT(html, HasSubstr(">15</text>"));
   EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, ASecondWithoutAValueBreaksTheLine) {
+  StatusPage page;
+  page.Record(1.0, {Limiter("read", 8, 0)}, {});
+  page.Record(2.0, {Limiter("read", 8, 100)}, {});
+  page.Record(3.0, {Limiter("read", 8, 200)}, {});
+  page.Record(4.0, {Limiter("read", 8, 200)}, {});  // Idle: no latency this second.
+  page.Record(5.0, {Limiter("read", 8, 300)}, {});
+  page.Record(6.0, {Limiter("read", 8, 400)}, {});
+  const std::string html = page.Html();
+  EXPECT_EQ(Runs(html, "p50"), 2u);
+  EXPECT_EQ(Runs(html, "goodput"), 1u) << "a rate of 0 is a value";
+  EXPECT_EQ(Runs(html, "limit"), 1u);
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, ShowsTheTimeVersionUptimeAndAFixedWindowOfWholeMinutes) {
+  StatusPage page;
+  page.Record(1.0, {Limiter("read", 8, 0)}, {});
+  page.Record(2.0, {Limiter("read", 8, 10)}, {});
+  const std::string html = page.Html();
+  EXPECT_THAT(html, HasSubstr("<dd data-fact='version'>" + std::string(kVersion) + "</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dd data-fact='window'>the last 5 minutes</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dd data-fact='uptime'>"));
+  const size_t time = html.find("<dd data-fact='time'>");
+  ASSERT_NE(time, std::string::npos);
+  EXPECT_EQ(html.substr(time + 21 + 19, 4), " UTC") << html.substr(time, 50);
+  EXPECT_THAT(html, HasSubstr("time (UTC), the last 5 minutes"));
+  // Two seconds of history on a five-minute axis: the axis is as wide as ever, with a tick
+  // (HH:MM) at each of the five whole minutes it spans.
+  const std::string live = LivePart(html);
+  const size_t chart = live.find("data-limiter='read'");
+  const std::string section = live.substr(chart, live.find("</section>", chart) - chart);
+  size_t minute_ticks = 0;
+  for (size_t at = section.find("text-anchor='middle'>"); at != std::string::npos;
+       at = section.find("text-anchor='middle'>", at + 1)) {
+    const std::string label = section.substr(at + 21, 6);
+    if (label.size() == 6 && label[2] == ':' && label[5] == '<') ++minute_ticks;
+  }
+  EXPECT_EQ(minute_ticks % 5, 0u) << "whole minutes, five per panel";
+  EXPECT_GE(minute_ticks, 5u);
+}
+
+TEST(StatusPageTest, TheLimitChartHasWholeNumberTicks) {
+  StatusPage page;
+  page.Record(1.0, {Limiter("read", 3, 0)}, {});
+  page.Record(2.0, {Limiter("read", 3, 10)}, {});
+  const std::string html = page.Html();
+  const size_t panel = html.find("limit (blue) and permits in flight (orange)");
+  const size_t next = html.find("goodput, successful permits per second", panel);
+  const std::string limits = html.substr(panel, next - panel);
+  EXPECT_THAT(limits, HasSubstr(">4</text>"));
+  EXPECT_THAT(limits, Not(HasSubstr(".5</text>")));
+  EXPECT_THAT(limits, Not(HasSubstr(".25</text>")));
 }
 
 TEST(StatusPageTest, EscapesEveryLabelItShows) {

@@ -87,20 +87,46 @@ TEST(SvgChartTest, SinglePointIsDrawnAsADot) {
   EXPECT_EQ(Count(svg, "<circle"), 1u);
 }
 
-TEST(SvgChartTest, NonFinitePointsAreLeftOut) {
+TEST(SvgChartTest, NonFinitePointsBreakTheLine) {
   Chart chart;
-  chart.panels.push_back(Panel{.x_min = 0, .x_max = 2});
+  chart.panels.push_back(Panel{.x_min = 0, .x_max = 4});
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  chart.panels[0].series.push_back(Series{.points = {{0, 1}, {1, nan}, {inf, 2}, {2, 3}}});
+  chart.panels[0].series.push_back(
+      Series{.id = "s", .points = {{0, 1}, {1, 2}, {1.5, nan}, {inf, 2}, {2, 3}, {3, 2}, {4, 1}}});
   const std::string svg = ChartSvg(chart);
   EXPECT_EQ(WellFormedXml(svg), "");
   EXPECT_EQ(svg.find("nan"), std::string::npos);
   EXPECT_EQ(svg.find("inf"), std::string::npos);
-  const size_t points = svg.find("points='");
-  ASSERT_NE(points, std::string::npos);
-  const std::string list = svg.substr(points + 8, svg.find('\'', points + 8) - points - 8);
-  EXPECT_EQ(Count(list, ","), 2u);
+  EXPECT_EQ(Count(svg, "<polyline"), 2u) << svg;
+  EXPECT_EQ(Count(svg, "data-series='s'"), 2u);
+  const size_t second = svg.find("points='", svg.find("points='") + 1);
+  const std::string list = svg.substr(second + 8, svg.find('\'', second + 8) - second - 8);
+  EXPECT_EQ(Count(list, ","), 3u);
+}
+
+TEST(SvgChartTest, LinearTicksAreRoundAndCountsGetWholeNumbers) {
+  Chart chart;
+  Panel counts{.x_min = 0, .x_max = 1, .y_integer = true};
+  counts.series.push_back(Series{.points = {{0, 1}, {1, 3}}});
+  Panel rates{.x_min = 0, .x_max = 1};
+  rates.series.push_back(Series{.points = {{0, 0.1}, {1, 37}}});
+  chart.panels = {counts};
+  std::string svg = ChartSvg(chart);
+  for (const char* tick : {">0</text>", ">1</text>", ">2</text>", ">3</text>", ">4</text>"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(svg.find(".5</text>"), std::string::npos);
+  chart.panels = {rates};
+  svg = ChartSvg(chart);
+  for (const char* tick : {">0</text>", ">10</text>", ">20</text>", ">30</text>", ">40</text>"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_DOUBLE_EQ(NiceStep(37, false), 10);
+  EXPECT_DOUBLE_EQ(NiceStep(3, false), 1);
+  EXPECT_DOUBLE_EQ(NiceStep(0.9, false), 0.2);
+  EXPECT_DOUBLE_EQ(NiceStep(0.9, true), 1);
+  EXPECT_DOUBLE_EQ(NiceStep(12, true), 5);
 }
 
 TEST(SvgChartTest, LogAxesDropNonPositiveValuesAndTickPowersOfTen) {

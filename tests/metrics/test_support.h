@@ -61,6 +61,8 @@ class SteeredAlgorithm final : public tuner::LimitAlgorithm {
       : target_(std::move(target)) {}
   std::string_view name() const noexcept override { return "steered"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return 1; }
+  int max_limit() const noexcept override { return 64; }
   int Update(const tuner::Sample&) override {
     limit_ = target_->load();
     return limit_;

@@ -1,6 +1,7 @@
-// blobtune-server over a real socket: every answer it documents (200, 201, 204, 400, 404, 405,
-// 413, 431, 503 + Retry-After), the timeouts on idle and slowloris clients, the connection cap,
-// and a graceful shutdown of the in-process BlobServer.
+// blobtune-server over a real socket: every answer it documents (200, 201, 204, 304, 400, 404,
+// 405, 412, 413, 431, 503 + Retry-After), ETags and conditional requests, cut listings, the
+// timeouts on idle and slowloris clients, the connection cap, the HTTP metrics, and a graceful
+// shutdown of the in-process BlobServer.
 #include "blob_server.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/blocking_http_client.h"
+#include "common/http_message.h"
 #include "common/temp_dir.h"
 #include "common/wait_for.h"
 
@@ -26,6 +28,7 @@ using blobtune::testing::TempDir;
 using blobtune::testing::WaitFor;
 using examples::BlockingHttpClient;
 using examples::HttpResponse;
+using examples::MakeRequest;
 namespace http = boost::beast::http;
 using namespace std::chrono_literals;
 
@@ -65,6 +68,22 @@ class BlobServerTest : public ::testing::Test {
     return -1;
   }
 
+  // Starts a server whose writes take one permit at a time, each waiting up to `wait`, and a
+  // client that holds that permit: a PUT of /blobs/default/held whose 2-byte body has not come
+  // (WriteRaw(*holder, "ok") sends it). Fails the test if the permit is not taken in time.
+  std::unique_ptr<BlockingHttpClient> StartWithTheOneWritePermitHeld(
+      std::chrono::milliseconds wait) {
+    ServerOptions options;
+    options.algorithm = "fixed:limit=1";
+    options.wait_deadline = wait;
+    Start(options);
+    auto holder = std::make_unique<BlockingHttpClient>(port());
+    WriteRaw(*holder, "PUT /blobs/default/held HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
+    EXPECT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
+        << "the half-sent PUT never took the write permit";
+    return holder;
+  }
+
   TempDir dir_{"blobtune-server"};
   std::unique_ptr<BlobServer> server_;
 };
@@ -92,7 +111,143 @@ TEST_F(BlobServerTest, PutGetHeadListDeleteOnOneKeepAliveConnection) {
   HttpResponse erase = Answered(client.Send(http::verb::delete_, "/blobs/photos/cat-1"));
   EXPECT_EQ(erase.result_int(), 204);
   EXPECT_TRUE(erase.body().empty());
+  EXPECT_EQ(erase.find(http::field::content_type), erase.end()) << "a 204 has no content";
   EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).result_int(), 404);
+}
+
+// The request `verb target` with one extra header.
+examples::HttpRequest With(http::verb verb, std::string target, http::field field,
+                           std::string value, std::string body = "") {
+  examples::HttpRequest request = MakeRequest(verb, std::move(target), std::move(body));
+  request.set(field, value);
+  return request;
+}
+
+// PUTs `body` at `target` (a test failure unless that answers 200 or 201), then returns the
+// ETag a HEAD answers.
+std::string PutForETag(BlockingHttpClient& client, const std::string& target, std::string body) {
+  const unsigned code =
+      Answered(client.Send(http::verb::put, target, std::move(body))).result_int();
+  EXPECT_TRUE(code == 200 || code == 201) << target << ": " << code;
+  return std::string(Answered(client.Send(http::verb::head, target))[http::field::etag]);
+}
+
+TEST_F(BlobServerTest, GetAndHeadGiveTheSameETagAndChecksum) {
+  Start();
+  BlockingHttpClient client(port());
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "meow")).result_int(),
+            201);
+  HttpResponse get = Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"));
+  HttpResponse head = Answered(client.Send(http::verb::head, "/blobs/photos/cat-1"));
+  const std::string etag(get[http::field::etag]);
+  EXPECT_EQ(etag.size(), 10u) << etag;  // "8 hex digits"
+  EXPECT_EQ(etag.front(), '"');
+  EXPECT_EQ(head[http::field::etag], etag);
+  EXPECT_NE(get["X-Blob-Crc32c"], "");
+  EXPECT_EQ(head["X-Blob-Crc32c"], get["X-Blob-Crc32c"]);
+  // A new content, a new ETag.
+  ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/cat-1", "purr")).result_int(),
+            200);
+  EXPECT_NE(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1"))[http::field::etag],
+            etag);
+}
+
+TEST_F(BlobServerTest, IfNoneMatchWithTheETagIs304WithoutABody) {
+  Start();
+  BlockingHttpClient client(port());
+  const std::string etag = PutForETag(client, "/blobs/photos/cat-1", "meow");
+  for (http::verb verb : {http::verb::get, http::verb::head}) {
+    HttpResponse cached = Answered(
+        client.Send(With(verb, "/blobs/photos/cat-1", http::field::if_none_match, etag)));
+    EXPECT_EQ(cached.result_int(), 304) << verb;
+    EXPECT_EQ(cached[http::field::etag], etag);
+    EXPECT_TRUE(cached.body().empty());
+    EXPECT_EQ(cached.find(http::field::content_type), cached.end());
+  }
+  HttpResponse other = Answered(client.Send(
+      With(http::verb::get, "/blobs/photos/cat-1", http::field::if_none_match, "\"00000000\"")));
+  EXPECT_EQ(other.result_int(), 200);
+  EXPECT_EQ(other.body(), "meow");
+}
+
+TEST_F(BlobServerTest, AStaleIfMatchIs412AndChangesNothing) {
+  Start();
+  BlockingHttpClient client(port());
+  const std::string first = PutForETag(client, "/blobs/photos/cat-1", "meow");
+  const std::string second = PutForETag(client, "/blobs/photos/cat-1", "purr");
+
+  HttpResponse stale_put = Answered(client.Send(
+      With(http::verb::put, "/blobs/photos/cat-1", http::field::if_match, first, "hiss")));
+  EXPECT_EQ(stale_put.result_int(), 412) << stale_put.body();
+  EXPECT_NE(stale_put.body().find(second), std::string::npos) << stale_put.body();
+  HttpResponse stale_delete = Answered(
+      client.Send(With(http::verb::delete_, "/blobs/photos/cat-1", http::field::if_match, first)));
+  EXPECT_EQ(stale_delete.result_int(), 412);
+  EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).body(), "purr");
+
+  HttpResponse fresh_put = Answered(client.Send(
+      With(http::verb::put, "/blobs/photos/cat-1", http::field::if_match, second, "hiss")));
+  EXPECT_EQ(fresh_put.result_int(), 200) << fresh_put.body();
+  EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/photos/cat-1")).body(), "hiss");
+  // Only if absent: a create-only PUT of an existing blob fails.
+  EXPECT_EQ(Answered(client.Send(With(http::verb::put, "/blobs/photos/cat-1",
+                                      http::field::if_none_match, "*", "roar")))
+                .result_int(),
+            412);
+  EXPECT_EQ(Answered(client.Send(With(http::verb::put, "/blobs/photos/cat-2",
+                                      http::field::if_none_match, "*", "roar")))
+                .result_int(),
+            201);
+  // If-Match on a blob that does not exist fails too.
+  EXPECT_EQ(Answered(client.Send(
+                With(http::verb::delete_, "/blobs/photos/none", http::field::if_match, "*")))
+                .result_int(),
+            412);
+}
+
+TEST_F(BlobServerTest, OfConcurrentWritesIfMatchingOneETagExactlyOneSucceeds) {
+  Start();
+  BlockingHttpClient setup(port());
+  const std::string etag = PutForETag(setup, "/blobs/default/counter", "0");
+  constexpr int kWriters = 8;
+  std::atomic<int> ok{0}, failed{0}, other{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      BlockingHttpClient client(port());
+      const StatusOr<HttpResponse> r = client.Send(With(
+          http::verb::put, "/blobs/default/counter", http::field::if_match, etag,
+          std::to_string(w + 1)));
+      const unsigned code = r.ok() ? r->result_int() : 0;
+      (code == 200 ? ok : code == 412 ? failed : other).fetch_add(1);
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(failed.load(), kWriters - 1);
+  EXPECT_EQ(other.load(), 0);
+}
+
+TEST_F(BlobServerTest, ACutListingLinksToItsNextPage) {
+  Start();
+  BlockingHttpClient client(port());
+  for (const char* id : {"a", "b", "c", "d", "e"}) {
+    ASSERT_EQ(Answered(client.Send(http::verb::put, std::string("/blobs/default/") + id, "x"))
+                  .result_int(),
+              201);
+  }
+  HttpResponse first = Answered(client.Send(http::verb::get, "/blobs/default?limit=2"));
+  EXPECT_EQ(first.body(), "a\t1\nb\t1\n");
+  EXPECT_EQ(first[http::field::link], "</blobs/default?limit=2&after=b>; rel=\"next\"");
+  HttpResponse second = Answered(client.Send(http::verb::get, "/blobs/default?limit=2&after=b"));
+  EXPECT_EQ(second.body(), "c\t1\nd\t1\n");
+  HttpResponse last = Answered(client.Send(http::verb::get, "/blobs/default?limit=2&after=d"));
+  EXPECT_EQ(last.body(), "e\t1\n");
+  EXPECT_EQ(last.find(http::field::link), last.end()) << "the whole rest fit";
+  HttpResponse exact = Answered(client.Send(http::verb::get, "/blobs/default?limit=5"));
+  EXPECT_EQ(exact.find(http::field::link), exact.end()) << "exactly full is not cut";
+  HttpResponse prefixed = Answered(client.Send(http::verb::get, "/blobs/default?prefix=a&limit=1"));
+  EXPECT_EQ(prefixed.find(http::field::link), prefixed.end());
 }
 
 TEST_F(BlobServerTest, PutThatCreatesIs201AndPutThatReplacesIs200) {
@@ -124,12 +279,21 @@ TEST_F(BlobServerTest, MissingBlobIs404WithAMessage) {
   EXPECT_EQ(Answered(client.Send(http::verb::get, "/nowhere")).result_int(), 404);
 }
 
-TEST_F(BlobServerTest, BadNamespaceOrIdIs400AndSaysWhy) {
+TEST_F(BlobServerTest, UnknownNamespaceIs404AndSaysWhichExist) {
   Start();
   BlockingHttpClient client(port());
-  HttpResponse unknown = Answered(client.Send(http::verb::get, "/blobs/videos/a"));
-  EXPECT_EQ(unknown.result_int(), 400);
-  EXPECT_NE(unknown.body().find("unknown namespace 'videos'"), std::string::npos) << unknown.body();
+  for (const char* target : {"/blobs/videos/a", "/blobs/videos"}) {
+    HttpResponse unknown = Answered(client.Send(http::verb::get, target));
+    EXPECT_EQ(unknown.result_int(), 404) << target;
+    EXPECT_NE(unknown.body().find("unknown namespace 'videos'; this server has: default, photos"),
+              std::string::npos)
+        << unknown.body();
+  }
+}
+
+TEST_F(BlobServerTest, BadIdOrQueryIs400AndSaysWhy) {
+  Start();
+  BlockingHttpClient client(port());
   HttpResponse bad_id = Answered(client.Send(http::verb::get, "/blobs/default/a*b"));
   EXPECT_EQ(bad_id.result_int(), 400);
   EXPECT_NE(bad_id.body().find("'*'"), std::string::npos) << bad_id.body();
@@ -248,15 +412,9 @@ TEST_F(BlobServerTest, OverloadGets503WithRetryAfterPromptly) {
 }
 
 TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
-  ServerOptions options;
-  options.algorithm = "fixed:limit=1";
-  options.wait_deadline = 200ms;
-  Start(options);
   // The only write permit: a PUT whose body is still on its way.
-  BlockingHttpClient holder(port());
-  WriteRaw(holder, "PUT /blobs/default/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nsl");
-  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 1; }, 10s))
-      << "the half-sent PUT never took the write permit";
+  std::unique_ptr<BlockingHttpClient> holder = StartWithTheOneWritePermitHeld(200ms);
+  ASSERT_EQ(WritePermitsHeld(), 1);
   BlockingHttpClient refused(port());
   WriteRaw(refused,
            "PUT /blobs/default/next HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
@@ -267,8 +425,8 @@ TEST_F(BlobServerTest, APutIsRefusedBeforeItsBodyIsSentWhenNoWritePermitComes) {
   EXPECT_FALSE(answer.keep_alive());
   EXPECT_NE(answer.body().find("no permit before the deadline"), std::string::npos)
       << answer.body();
-  WriteRaw(holder, "ow");
-  EXPECT_EQ(Answered(holder.Read()).result_int(), 201);
+  WriteRaw(*holder, "ok");
+  EXPECT_EQ(Answered(holder->Read()).result_int(), 201);
   // Health and metrics never need a permit.
   BlockingHttpClient monitor(port());
   EXPECT_EQ(Answered(monitor.Send(http::verb::get, "/healthz")).result_int(), 200);
@@ -361,6 +519,86 @@ TEST_F(BlobServerTest, MetricsAndHealthz) {
   HttpResponse health = Answered(client.Send(http::verb::get, "/healthz"));
   EXPECT_EQ(health.result_int(), 200);
   EXPECT_EQ(health.body(), "ok\n");
+}
+
+// The value of the sample `series` (name and labels as exposed) in an exposition, -1 if absent.
+double Sample(const std::string& exposition, const std::string& series) {
+  const size_t at = exposition.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(exposition.substr(at + series.size() + 2));
+}
+
+TEST_F(BlobServerTest, EveryAnswerIsCountedByMethodAndCodeRefusalsIncluded) {
+  ServerOptions options;
+  options.max_connections = 1;
+  Start(options);
+  {
+    BlockingHttpClient client(port());
+    ASSERT_EQ(Answered(client.Send(http::verb::put, "/blobs/default/a", "x")).result_int(), 201);
+    EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/default/a")).result_int(), 200);
+    EXPECT_EQ(Answered(client.Send(http::verb::get, "/blobs/default/zz")).result_int(), 404);
+    // While `client` holds the one connection: 503 before any request is read.
+    BlockingHttpClient refused(port());
+    EXPECT_EQ(Answered(refused.Read()).result_int(), 503);
+    // Refused from its header: over the maximum blob size (the connection closes).
+    WriteRaw(client,
+             "PUT /blobs/default/big HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n");
+    EXPECT_EQ(Answered(client.Read()).result_int(), 413);
+  }
+  // Malformed: 400 with no method known. The cap frees as the server sees the closes.
+  int malformed = 0;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        BlockingHttpClient garbled(port());
+        if (!garbled.WriteRaw("NOT HTTP AT ALL\r\n\r\n").ok()) return false;
+        StatusOr<HttpResponse> r = garbled.Read();
+        malformed = r.ok() ? static_cast<int>(r->result_int()) : 0;
+        return malformed == 400;
+      },
+      10s))
+      << "last answer: " << malformed;
+  const std::string text = server_->MetricsText();
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"201\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"200\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"404\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"413\"}"), 1);
+  EXPECT_GE(Sample(text, "blobtune_http_requests_total{method=\"other\",code=\"503\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"other\",code=\"400\"}"), 1);
+  EXPECT_EQ(Sample(text, "blobtune_http_request_duration_seconds_count{method=\"GET\"}"), 2);
+  EXPECT_GT(Sample(text, "blobtune_http_request_duration_seconds_sum{method=\"PUT\"}"), 0);
+  EXPECT_NE(text.find("\nblobtune_build_info{version=\""), std::string::npos);
+  EXPECT_GT(Sample(text, "process_resident_memory_bytes"), 0);
+  EXPECT_GT(Sample(text, "process_open_fds"), 0);
+  EXPECT_GT(Sample(text, "blobtune_limiter_max_limit{limiter=\"write\"}"), 0);
+  EXPECT_GT(Sample(text, "blobtune_limiter_min_limit{limiter=\"read\"}"), 0);
+}
+
+TEST_F(BlobServerTest, ARequestsDurationIncludesItsWaitForAPermit) {
+  // A PUT whose body has not come holds the one write permit; a DELETE then waits for it.
+  std::unique_ptr<BlockingHttpClient> holder = StartWithTheOneWritePermitHeld(10s);
+  ASSERT_EQ(WritePermitsHeld(), 1);
+  std::thread waiter([&] {
+    BlockingHttpClient deleter(port());
+    // No such blob: the store says so once the permit comes.
+    EXPECT_EQ(Answered(deleter.Send(http::verb::delete_, "/blobs/default/none")).result_int(),
+              404);
+  });
+  auto write_limiter = [&] {
+    for (const metrics::LimiterSnapshot& s : server_->LimiterSnapshots()) {
+      if (s.name == "write") return s;
+    }
+    return metrics::LimiterSnapshot();
+  };
+  ASSERT_TRUE(WaitFor([&] { return write_limiter().gauges->queue_length == 1; }, 10s));
+  WriteRaw(*holder, "ok");
+  EXPECT_EQ(Answered(holder->Read()).result_int(), 201);
+  waiter.join();
+  // The DELETE was the only acquire that waited; its duration holds its wait.
+  const double waited = static_cast<double>(write_limiter().queue_wait.sum) * 1e-9;
+  EXPECT_GT(waited, 0);
+  const std::string text = server_->MetricsText();
+  EXPECT_GE(Sample(text, "blobtune_http_request_duration_seconds_sum{method=\"DELETE\"}"),
+            waited);
 }
 
 TEST_F(BlobServerTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnections) {

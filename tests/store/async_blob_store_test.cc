@@ -299,9 +299,20 @@ TEST_F(AsyncBlobStoreTest, UseFutureWorksWithTheIoContextOnAnotherThread) {
       blobs.AsyncGet("payload", "f", In(hours(1)), asio::use_future).get();
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, blob);
+  // AsyncGetBlob: the same bytes, and the header of the read that returned them.
+  StatusOr<Blob> whole = blobs.AsyncGetBlob("payload", "f", In(hours(1)), asio::use_future).get();
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->bytes, blob);
+  const BlobInfo stat = store_->Stat("payload", "f").value();
+  EXPECT_EQ(whole->info.size_bytes, blob.size());
+  EXPECT_EQ(whole->info.crc32c, stat.crc32c);
+  EXPECT_EQ(whole->info.created_unix_nanos, stat.created_unix_nanos);
   EXPECT_TRUE(blobs.AsyncErase("payload", "f", In(hours(1)), asio::use_future).get().ok());
   EXPECT_EQ(blobs.AsyncGet("payload", "f", In(hours(1)), asio::use_future).get().status().code(),
             StatusCode::kNotFound);
+  EXPECT_EQ(
+      blobs.AsyncGetBlob("payload", "f", In(hours(1)), asio::use_future).get().status().code(),
+      StatusCode::kNotFound);
 
   work.reset();
   io_thread.join();

@@ -161,9 +161,13 @@ class ReadResults {
  public:
   explicit ReadResults(size_t count) : results_(count) {}
   ReadCallback Callback(size_t index) {
-    return [this, index](StatusOr<std::vector<std::byte>> got) {
+    return [this, index](StatusOr<Blob> got) {
       std::lock_guard lock(mu_);
-      results_[index] = std::move(got);
+      if (got.ok()) {
+        results_[index] = std::move(got->bytes);
+      } else {
+        results_[index] = got.status();
+      }
       ++done_;
       cv_.notify_all();
     };

@@ -210,6 +210,46 @@ TEST_F(LimiterTest, AlgorithmUpdatesMoveTheLimitAndAreObserved) {
   EXPECT_EQ(observer_.last_limit, 5);
 }
 
+TEST(LimiterBoundsTest, AreTheAlgorithmsBounds) {
+  LimiterOptions options;
+  options.algorithm = MakeAlgorithmFromText("aimd:min_limit=2,initial_limit=4,max_limit=30").value();
+  std::unique_ptr<Limiter> limiter = Limiter::Create(std::move(options)).value();
+  EXPECT_EQ(limiter->min_limit(), 2);
+  EXPECT_EQ(limiter->max_limit(), 30);
+}
+
+// Records which limiter it was told of, and whether that one was still whole when told.
+class LifecycleObserver final : public LimiterObserver {
+ public:
+  void OnLimiterCreated(const Limiter& limiter) override {
+    created = &limiter;
+    limit_when_created = limiter.limit();
+  }
+  void OnLimiterDestroyed(const Limiter& limiter) override {
+    destroyed = &limiter;
+    limit_when_destroyed = limiter.limit();
+  }
+  const Limiter* created = nullptr;
+  const Limiter* destroyed = nullptr;
+  int limit_when_created = 0;
+  int limit_when_destroyed = 0;
+};
+
+TEST(LimiterObserverTest, HearsOfTheLimitersCreationAndDestruction) {
+  LifecycleObserver observer;
+  LimiterOptions options;
+  options.algorithm = MakeAlgorithmFromText("fixed:limit=6").value();
+  options.observer = &observer;
+  std::unique_ptr<Limiter> limiter = Limiter::Create(std::move(options)).value();
+  const Limiter* address = limiter.get();
+  EXPECT_EQ(observer.created, address);
+  EXPECT_EQ(observer.limit_when_created, 6);
+  EXPECT_EQ(observer.destroyed, nullptr);
+  limiter.reset();
+  EXPECT_EQ(observer.destroyed, address);
+  EXPECT_EQ(observer.limit_when_destroyed, 6);
+}
+
 TEST_F(LimiterTest, AComputedLimitIsClampedToAtLeastOne) {
   script_->next_limit = [](int, const Sample&) { return -3; };
   auto limiter = MakeLimiter(3);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/limiter.h"
 
 namespace blobtune::tuner::testing {
 
@@ -34,6 +35,8 @@ class ScriptedAlgorithm final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "scripted"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return 1; }
+  int max_limit() const noexcept override { return Limiter::kMaxLimit; }
   int Update(const Sample& sample) override {
     std::lock_guard<std::mutex> lock(script_->mu);
     script_->samples.push_back(sample);

@@ -128,6 +128,8 @@ class RecordingAlgorithm final : public tuner::LimitAlgorithm {
   explicit RecordingAlgorithm(std::vector<tuner::Sample>* samples) : samples_(samples) {}
   std::string_view name() const noexcept override { return "recording"; }
   int limit() const noexcept override { return 4; }
+  int min_limit() const noexcept override { return 4; }
+  int max_limit() const noexcept override { return 4; }
   int Update(const tuner::Sample& sample) override {
     samples_->push_back(sample);
     return 4;

@@ -61,7 +61,9 @@ StatusOr<std::unique_ptr<Limiter>> Limiter::Create(LimiterOptions options) {
   Status valid = options.Validate();
   if (!valid.ok()) return valid.WithContext("invalid limiter options");
   if (options.algorithm == nullptr) options.algorithm = MakeDefaultAlgorithm();
-  return std::unique_ptr<Limiter>(new Limiter(std::move(options)));
+  std::unique_ptr<Limiter> limiter(new Limiter(std::move(options)));
+  if (limiter->observer_ != nullptr) limiter->observer_->OnLimiterCreated(*limiter);
+  return limiter;
 }
 
 Limiter::Limiter(LimiterOptions options)
@@ -73,6 +75,8 @@ Limiter::Limiter(LimiterOptions options)
       overload_window_(options.overload_window),
       full_sampling_rate_(options.full_sampling_rate),
       algorithm_name_(options.algorithm->name()),
+      min_limit_(options.algorithm->min_limit()),
+      max_limit_(options.algorithm->max_limit()),
       limit_(options.algorithm->limit()),
       samples_(std::make_unique<internal::SampleQueue>(kSampleQueueCapacity)),
       algorithm_(std::move(options.algorithm)),
@@ -82,6 +86,7 @@ Limiter::Limiter(LimiterOptions options)
 }
 
 Limiter::~Limiter() {
+  if (observer_ != nullptr) observer_->OnLimiterDestroyed(*this);
   assert(inflight() == 0 && "a Permit outlived its Limiter");
   assert(queue_length() == 0 && "an acquirer still waits on a destroyed Limiter");
 }

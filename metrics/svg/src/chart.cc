@@ -77,7 +77,10 @@ class Frame {
       }
     }
     if (panel.log_y) return std::max(NiceMax(hi * 1.05), y_min * 10);
-    return y_min + NiceMax((hi - y_min) * 1.05);
+    // The first tick above the highest point, with a little room above it.
+    const double span = (hi - y_min) * 1.05;
+    const double step = NiceStep(span, panel.y_integer);
+    return y_min + std::max(1.0, std::ceil(span / step - 1e-9)) * step;
   }
 
   const Panel& panel_;
@@ -95,34 +98,42 @@ std::vector<double> YTicks(const Panel& panel, const Frame& frame) {
     if (ticks.empty()) ticks = {frame.y_min(), frame.y_max()};
     return ticks;
   }
-  for (int tick = 0; tick <= 4; ++tick) {
-    ticks.push_back(frame.y_min() + (frame.y_max() - frame.y_min()) * tick / 4);
+  const double step = NiceStep(frame.y_max() - frame.y_min(), panel.y_integer);
+  for (double v = std::ceil(frame.y_min() / step - 1e-9) * step;
+       v <= frame.y_max() * (1 + 1e-9) + 1e-12 && ticks.size() < 12; v += step) {
+    ticks.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);  // No "-0".
   }
   return ticks;
 }
 
+// One polyline per run of finite points: a NaN (or another non-finite value) ends a run, so
+// missing data shows as a gap. Points a log axis cannot place are left out without a break.
 void DrawSeries(std::string& svg, const Series& series, const Frame& frame) {
   const std::string colour(Colour(series.colour));
-  std::string points;
-  size_t count = 0;
+  std::vector<std::vector<std::pair<double, double>>> runs(1);
   for (const auto& [px, py] : series.points) {
-    if (!frame.Drawable(px, py)) continue;
-    points += Number(frame.X(px)) + "," + Number(frame.Y(py)) + " ";
-    ++count;
+    if (!std::isfinite(px) || !std::isfinite(py)) {
+      if (!runs.back().empty()) runs.emplace_back();
+      continue;
+    }
+    if (frame.Drawable(px, py)) runs.back().emplace_back(frame.X(px), frame.Y(py));
   }
-  if (count == 0) return;
-  points.pop_back();
-  svg +=
-      "<polyline fill='none' stroke='" + colour + "' stroke-width='" + Number(series.stroke) + "'";
-  if (!series.dash.empty()) svg += " stroke-dasharray=" + Quoted(series.dash);
-  if (!series.id.empty()) svg += " data-series=" + Quoted(series.id);
-  svg += " points='" + points + "'/>\n";
-  // A line of one point draws nothing: show it as a dot.
-  if (!series.markers && count > 1) return;
-  for (const auto& [px, py] : series.points) {
-    if (!frame.Drawable(px, py)) continue;
-    svg += "<circle cx='" + Number(frame.X(px)) + "' cy='" + Number(frame.Y(py)) +
-           "' r='3.5' fill='" + colour + "'/>\n";
+  for (const auto& run : runs) {
+    if (run.empty()) continue;
+    std::string points;
+    for (const auto& [x, y] : run) points += Number(x) + "," + Number(y) + " ";
+    points.pop_back();
+    svg += "<polyline fill='none' stroke='" + colour + "' stroke-width='" +
+           Number(series.stroke) + "'";
+    if (!series.dash.empty()) svg += " stroke-dasharray=" + Quoted(series.dash);
+    if (!series.id.empty()) svg += " data-series=" + Quoted(series.id);
+    svg += " points='" + points + "'/>\n";
+    // A line of one point draws nothing: show it as a dot.
+    if (!series.markers && run.size() > 1) continue;
+    for (const auto& [x, y] : run) {
+      svg += "<circle cx='" + Number(x) + "' cy='" + Number(y) + "' r='3.5' fill='" + colour +
+             "'/>\n";
+    }
   }
 }
 
@@ -210,6 +221,11 @@ double NiceMax(double value) {
     if (value <= step * magnitude * (1 + 1e-12)) return step * magnitude;
   }
   return 10.0 * magnitude;
+}
+
+double NiceStep(double span, bool integer) {
+  const double step = NiceMax(span / 5);
+  return integer ? std::max(1.0, std::round(step)) : step;
 }
 
 std::string ChartSvg(const Chart& chart) {

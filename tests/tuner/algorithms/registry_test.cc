@@ -105,6 +105,20 @@ TEST(MakeAlgorithmTest, BuildsEveryRegisteredNameWithDefaults) {
   }
 }
 
+TEST(MakeAlgorithmTest, EveryAlgorithmReportsTheBoundsOfItsOptions) {
+  for (std::string_view name : AlgorithmNames()) {
+    if (name == "fixed") continue;  // One limit, no bounds: below.
+    const std::string spec = std::string(name) + ":min_limit=3,initial_limit=5,max_limit=9";
+    StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithmFromText(spec);
+    ASSERT_TRUE(algorithm.ok()) << spec << ": " << algorithm.status();
+    EXPECT_EQ((*algorithm)->min_limit(), 3) << name;
+    EXPECT_EQ((*algorithm)->max_limit(), 9) << name;
+  }
+  std::unique_ptr<LimitAlgorithm> fixed = MakeAlgorithmFromText("fixed:limit=7").value();
+  EXPECT_EQ(fixed->min_limit(), 7);
+  EXPECT_EQ(fixed->max_limit(), 7);
+}
+
 TEST(MakeAlgorithmTest, AppliesParametersInTheirUnits) {
   std::unique_ptr<LimitAlgorithm> algorithm =
       MakeAlgorithm(

@@ -1,9 +1,10 @@
-// Attachment: the RAII link that lets a metrics object read a Limiter's or BlobStore's gauges at
-// scrape time; destroying it unlinks them, so a scrape never touches a destroyed object.
+// Attachment: the RAII link that lets a StoreMetrics read a BlobStore's Stats() at scrape time;
+// destroying it unlinks them, so a scrape never touches a destroyed store. (A limiter needs none:
+// it links itself to its observer for as long as it exists.)
 //
-//   auto limiter = tuner::Limiter::Create(std::move(options)).value();
-//   metrics::Attachment link = limiter_metrics->Attach(*limiter);  // declared after the limiter
-//   ...                                  // destroyed first: unlinked before the limiter goes
+//   auto store = store::BlobStore::Open(options).value();
+//   metrics::Attachment link = store_metrics->Attach(*store);  // declared after the store
+//   ...                                  // destroyed first: unlinked before the store goes
 //
 // Thread-safety: an Attachment is owned by one thread at a time; unlinking waits for a scrape
 // that is reading the linked object to finish.
@@ -42,7 +43,6 @@ class Attachment {
   bool linked() const noexcept { return target_ != nullptr; }
 
  private:
-  friend class LimiterMetrics;
   friend class StoreMetrics;
   using DetachFn = void (*)(void* target, uint64_t generation) noexcept;
   Attachment(void* target, DetachFn detach, uint64_t generation) noexcept

@@ -1,7 +1,8 @@
-// Exporter: serves a MetricsRegistry at http://ADDRESS/metrics for Prometheus to scrape
-// (prometheus-cpp's civetweb-based Exposer underneath; this header needs no prometheus-cpp),
-// and a live status page for people at http://ADDRESS/status (status_page.h), on the same
-// server, port and basic auth; a sampler thread records the page's history once a second.
+// Exporter: serves a MetricsRegistry at http://ADDRESS/metrics for Prometheus to scrape (its
+// Collectable, collectable.h, on prometheus-cpp's civetweb-based Exposer), and a live status
+// page for people at http://ADDRESS/status (status_page.h), on the same server, port and basic
+// auth; a sampler thread records the page's history once a second. A program that has an
+// Exposer of its own registers MakeCollectable(registry) with it instead.
 //
 // What an example program needs for `--metrics ADDR`:
 //
@@ -13,8 +14,7 @@
 //   }
 //   tuner::LimiterOptions options;
 //   options.observer = metrics::LimiterObserverOf(exporter.get(), "put");  // nullptr without
-//   auto limiter = tuner::Limiter::Create(std::move(options)).value();
-//   metrics::Attachment link = metrics::AttachTo(exporter.get(), "put", *limiter);
+//   auto limiter = tuner::Limiter::Create(std::move(options)).value();     // exported whole
 //
 // Address: "HOST:PORT", "[IPV6]:PORT", or just "PORT" / ":PORT", which bind 127.0.0.1 (never all
 // interfaces unless asked for with "0.0.0.0:PORT"). Port 0 picks a free port; port() says which.
@@ -34,6 +34,7 @@
 #include <string_view>
 
 #include "blobtune/metrics/attachment.h"
+#include "blobtune/metrics/collectable.h"
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/metrics/store_metrics.h"
@@ -59,6 +60,12 @@ struct ExporterOptions {
   std::string status_path = "/status";
   // How often the status page's history is sampled. REQUIRES: > 0. Default: 1 s.
   std::chrono::milliseconds status_interval{1000};
+  // Labels added to every series (collectable.h: valid names, none of kReservedLabelNames).
+  // Default: none.
+  ConstantLabels constant_labels;
+  // Whether the process's own figures are served too (MetricsRegistry::AddProcessMetrics).
+  // Default: true.
+  bool process_metrics = true;
 
   // OK, or INVALID_ARGUMENT saying which field is wrong.
   Status Validate() const;
@@ -112,13 +119,13 @@ StatusOr<std::string> NormalizeListenAddress(std::string_view address);
 // Optional-exporter helpers for programs where metrics are a flag: with a null exporter they
 // return nullptr / an empty Attachment, so the program needs no branches.
 //
-// The observer of a new limiter (or store) named `name`; nullptr when `exporter` is null or the
-// name is taken (the program then runs unobserved rather than failing).
+// The observer of the limiter (or store) named `name`, registered on first use; a limiter or
+// store built again under a name its series continue. nullptr when `exporter` is null or the
+// name is empty (the program then runs unobserved rather than failing). A limiter built with it
+// is exported whole, gauges included, for as long as it exists; one at a time per name.
 tuner::LimiterObserver* LimiterObserverOf(Exporter* exporter, std::string name);
 store::StoreObserver* StoreObserverOf(Exporter* exporter, std::string name);
-// Links the limiter (store) registered as `name` for scrape-time gauges.
-[[nodiscard]] Attachment AttachTo(Exporter* exporter, std::string_view name,
-                                  const tuner::Limiter& limiter);
+// Links the store registered as `name` for its scrape-time gauges (StoreMetrics::Attach).
 [[nodiscard]] Attachment AttachTo(Exporter* exporter, std::string_view name,
                                   const store::BlobStore& store);
 

@@ -1,23 +1,25 @@
 // LimiterMetrics: the Prometheus series of one Limiter, collected through its LimiterObserver
-// interface (counters and histograms) and, while attached, by reading the limiter's gauges at
-// scrape time (limit, inflight, queue length, the algorithm's estimates).
+// interface: counters and histograms as permits come and go, and, from the limiter's creation
+// to its destruction, its gauges read at scrape time (limit, inflight, queue length, bounds,
+// the algorithm's name, state and estimates).
 //
-//   metrics::LimiterMetrics* m = exporter->AddLimiter("put").value();   // or registry
+//   metrics::LimiterMetrics* m = registry.AddLimiter("put").value();
 //   tuner::LimiterOptions options;
-//   options.observer = m;                            // the observer is fixed at construction
+//   options.observer = m;                            // all it takes: the limiter links itself
 //   auto limiter = tuner::Limiter::Create(std::move(options)).value();
-//   metrics::Attachment link = m->Attach(*limiter);  // gauges read at scrape time
 //
 // Sampling: every grant, failure and release is counted exactly. Permit latencies come from the
 // limiter's samples: above LimiterOptions::full_sampling_rate only one permit in `stride` is
 // timed and its sample is counted with its weight, so the histogram's count still estimates
 // completions. Ignored permits carry no sample and no latency.
 //
-// Locking: the callbacks are relaxed atomic adds only (no lock, no allocation). A mutex guards
-// the attached limiter pointer; only Attach, unlinking and scrapes take it.
+// Locking: the callbacks on the permit path are relaxed atomic adds only (no lock, no
+// allocation). A mutex guards the link to the limiter; only the limiter's creation and
+// destruction and scrapes take it.
 //
 // Thread-safety: all methods may be called from any number of threads at once. The object must
-// outlive the limiter it observes (it is the limiter's observer) and every Attachment.
+// outlive the limiter it observes. It observes one limiter at a time: a second limiter created
+// with it replaces the first's gauges.
 #ifndef BLOBTUNE_METRICS_LIMITER_METRICS_H_
 #define BLOBTUNE_METRICS_LIMITER_METRICS_H_
 
@@ -29,7 +31,6 @@
 #include <string>
 #include <string_view>
 
-#include "blobtune/metrics/attachment.h"
 #include "blobtune/metrics/histogram.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/limiter_observer.h"
@@ -53,6 +54,8 @@ struct LimiterGauges {
   size_t queue_length = 0;
   uint32_t sample_stride = 1;
   uint64_t lost_samples = 0;
+  int min_limit = 0;  // The algorithm's bounds: limit stays within them.
+  int max_limit = 0;
   std::string algorithm;
   std::optional<double> baseline_latency_seconds;
   std::optional<double> recent_latency_seconds;
@@ -69,10 +72,7 @@ struct LimiterSnapshot {
   HistogramSnapshot success_latency;    // Nanoseconds, successful permits.
   HistogramSnapshot dropped_latency;    // Nanoseconds, dropped permits.
   HistogramSnapshot queue_wait;         // Nanoseconds, every grant (0 for an immediate one).
-  std::optional<LimiterGauges> gauges;  // Set while a limiter is attached.
-  // The algorithm's bounds, when the program declared them (SetLimitBounds).
-  std::optional<int> min_limit;
-  std::optional<int> max_limit;
+  std::optional<LimiterGauges> gauges;  // Set while the observed limiter exists.
 };
 
 class LimiterMetrics final : public tuner::LimiterObserver {
@@ -85,20 +85,11 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   // The `limiter` label value.
   const std::string& name() const noexcept { return name_; }
 
-  // Reads `limiter`'s gauges at each scrape until the returned Attachment is destroyed or
-  // reset; replaces any earlier link. REQUIRES: the Attachment is gone before `limiter` is.
-  [[nodiscard]] Attachment Attach(const tuner::Limiter& limiter);
-
-  // Declares the algorithm's [min_limit, max_limit], exported as gauges so that alerts can tell
-  // a limit pinned at a bound (LimitAlgorithm does not expose its bounds). Optional.
-  void SetLimitBounds(int min_limit, int max_limit) noexcept {
-    min_limit_.store(min_limit, std::memory_order_relaxed);
-    max_limit_.store(max_limit, std::memory_order_relaxed);
-  }
-
   LimiterSnapshot Snapshot() const;
 
   // tuner::LimiterObserver.
+  void OnLimiterCreated(const tuner::Limiter& limiter) override;
+  void OnLimiterDestroyed(const tuner::Limiter& limiter) override;
   void OnGranted(Duration queue_wait) override;
   void OnAcquireFailed(tuner::AcquireFailure why) override;
   void OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) override;
@@ -106,7 +97,6 @@ class LimiterMetrics final : public tuner::LimiterObserver {
                       const tuner::AlgorithmEstimates& estimates) override;
 
  private:
-  static void Detach(void* self, uint64_t generation) noexcept;
   void Count(PermitEnd end) noexcept {
     permits_[static_cast<size_t>(end)].fetch_add(1, std::memory_order_relaxed);
   }
@@ -119,13 +109,10 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   AtomicHistogram success_latency_;
   AtomicHistogram dropped_latency_;
   AtomicHistogram queue_wait_;
-  std::atomic<int> min_limit_{0};  // 0: not declared.
-  std::atomic<int> max_limit_{0};
 
-  mutable Mutex attach_mu_;
-  const tuner::Limiter* limiter_ GUARDED_BY(attach_mu_) = nullptr;
-  // Counts Attach calls, so that unlinking a replaced Attachment leaves the newer link alone.
-  uint64_t generation_ GUARDED_BY(attach_mu_) = 0;
+  mutable Mutex link_mu_;
+  // The observed limiter, from its creation to its destruction.
+  const tuner::Limiter* limiter_ GUARDED_BY(link_mu_) = nullptr;
 };
 
 }  // namespace blobtune::metrics

@@ -1,7 +1,9 @@
 // StatusPage: a live HTML page of what the registry's observers see, drawn by the process
-// itself: per limiter, charts of the last minutes (limit and permits in flight; goodput;
-// latency p50 and p99; refusals and timeouts per second) with the algorithm's name and
-// settings; per store, commits per second, batch size and map use.
+// itself: the wall-clock time of the latest sample, blobtune's version and the process's uptime;
+// per limiter, charts of the last five minutes (limit and permits in flight; goodput; latency p50
+// and p99; the wait for a permit, p50 and p99; refusals and timeouts per second) with the
+// algorithm's name, bounds and estimates; per store, commits per second, batch size and map use
+// against the map's maximum.
 //
 //   metrics::StatusPage page;                               // 300 points per series
 //   page.Record(seconds, registry.LimiterSnapshots(), registry.StoreSnapshots());  // each tick
@@ -10,9 +12,13 @@
 // A StatusSampler records once a second; the Exporter (and the blob server) own one of each.
 //
 // Sampling: Record() reads snapshots, which the observers keep anyway for /metrics; nothing is
-// added to the permit path. Rates (goodput, refusals, timeouts, commits) and latency quantiles
-// are differences between consecutive snapshots of a name, so the first record of a name draws
-// only its gauges. Latency quantiles are interpolated within the histogram bucket they fall in.
+// added to the permit path. Rates (goodput, refusals, timeouts, commits) and quantiles are
+// differences between consecutive snapshots of a name, so the first record of a name draws only
+// its gauges. Quantiles are interpolated within the histogram bucket they fall in. A second
+// without a value (no permit timed, no commit, no limiter) is a gap in its line.
+//
+// Time axis: always kStatusPageWindow wide, ending at the latest sample, in wall-clock time
+// (UTC, ticked at whole minutes): Record() notes the system clock beside its steady `t`.
 //
 // Memory: a ring of `capacity` points per series (bounded whatever the uptime).
 //
@@ -24,6 +30,7 @@
 #ifndef BLOBTUNE_METRICS_STATUS_PAGE_H_
 #define BLOBTUNE_METRICS_STATUS_PAGE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -46,6 +53,9 @@ namespace blobtune::metrics {
 inline constexpr std::string_view kStatusPageContentSecurityPolicy =
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "connect-src 'self'";
+
+// How much history every chart shows.
+inline constexpr std::chrono::seconds kStatusPageWindow{300};
 
 // The last `capacity` (time, value) points of one series, oldest first.
 class SeriesRing {
@@ -84,6 +94,7 @@ class StatusPage {
   const size_t capacity_;
   mutable Mutex mu_;
   double last_t_ GUARDED_BY(mu_) = 0;
+  double last_unix_seconds_ GUARDED_BY(mu_) = 0;  // The system clock at the latest record.
   bool recorded_ GUARDED_BY(mu_) = false;
   std::map<std::string, std::unique_ptr<LimiterHistory>> limiters_ GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<StoreHistory>> stores_ GUARDED_BY(mu_);

@@ -20,6 +20,7 @@
 //   AsyncPut, AsyncErase: void(Status)
 //   AsyncPutWithOutcome:  void(StatusOr<PutOutcome>)  (created or replaced)
 //   AsyncGet:             void(StatusOr<std::vector<std::byte>>)
+//   AsyncGetBlob:         void(StatusOr<Blob>)  (bytes and header)
 //
 // One operation, step by step:
 //   1. Permit: tuner::AsyncAcquire on the operation's limiter (reads and writes may have separate
@@ -179,11 +180,22 @@ class AsyncWriteOp {
   WriteOp op_;
 };
 
+// What a read operation completes with: the blob's bytes, or the whole Blob (bytes and header).
+template <typename Result>
+Result ReadResult(StatusOr<Blob> got) {
+  if constexpr (std::is_same_v<Result, StatusOr<Blob>>) {
+    return got;
+  } else {
+    if (!got.ok()) return got.status();
+    return std::move(got->bytes);
+  }
+}
+
 // Get: permit, BlobStore::SubmitRead from the read executor, outcome right after the read.
+// `Result` is the completion's argument: StatusOr<std::vector<std::byte>> or StatusOr<Blob>.
+template <typename Result>
 class AsyncGetOp {
  public:
-  using Result = StatusOr<std::vector<std::byte>>;
-
   AsyncGetOp(BlobStore& store, tuner::Limiter* limiter, const boost::asio::any_io_executor& io,
              const boost::asio::any_io_executor& reads, TimePoint deadline, std::string ns,
              std::string id)
@@ -227,10 +239,11 @@ class AsyncGetOp {
     boost::asio::post(reads, [parked = std::move(parked), store, ns = std::move(ns),
                               id = std::move(id)]() mutable {
       // LMDB reads right here; RADOS sends the read and calls back from a librados thread.
-      store->SubmitRead(std::move(ns), std::move(id), [parked](Result got) {
+      store->SubmitRead(std::move(ns), std::move(id), [parked](StatusOr<Blob> got) {
         // Right after the read: the permit's latency ends here.
-        ReportAccess(parked->permit, got.status(), got.ok() ? got->size() : 0);
-        ResumeOn(std::move(parked->self), AccessDone<Result>{std::move(got)});
+        ReportAccess(parked->permit, got.status(), got.ok() ? got->bytes.size() : 0);
+        ResumeOn(std::move(parked->self),
+                 AccessDone<Result>{ReadResult<Result>(std::move(got))});
       });
     });
   }
@@ -329,9 +342,21 @@ class AsyncBlobStore {
   // Completion: void(StatusOr<std::vector<std::byte>>).
   template <typename CompletionToken>
   auto AsyncGet(std::string ns, std::string id, TimePoint deadline, CompletionToken&& token) {
-    return boost::asio::async_compose<CompletionToken, void(internal::AsyncGetOp::Result)>(
-        internal::AsyncGetOp(store_, read_limiter_, io_, reads_, deadline, std::move(ns),
-                             std::move(id)),
+    using Result = StatusOr<std::vector<std::byte>>;
+    return boost::asio::async_compose<CompletionToken, void(Result)>(
+        internal::AsyncGetOp<Result>(store_, read_limiter_, io_, reads_, deadline, std::move(ns),
+                                     std::move(id)),
+        token, io_);
+  }
+
+  // AsyncGet, completing with the blob's header (its size, checksum, creation time) beside its
+  // bytes, both from the one read. Completion: void(StatusOr<Blob>).
+  template <typename CompletionToken>
+  auto AsyncGetBlob(std::string ns, std::string id, TimePoint deadline,
+                    CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, void(StatusOr<Blob>)>(
+        internal::AsyncGetOp<StatusOr<Blob>>(store_, read_limiter_, io_, reads_, deadline,
+                                             std::move(ns), std::move(id)),
         token, io_);
   }
 

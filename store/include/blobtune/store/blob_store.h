@@ -144,9 +144,15 @@ class WriteOp {
 // hand real work to another executor (e.g. asio::post).
 using WriteCallback = std::function<void(Status)>;
 
-// Completion of a submitted read (SubmitRead): the blob's bytes, verified as Get verifies them,
-// or why there are none. Called exactly once; quick, must not throw (as WriteCallback).
-using ReadCallback = std::function<void(StatusOr<std::vector<std::byte>>)>;
+// A whole blob as a read returns it: its bytes and what its header says about them.
+struct Blob {
+  std::vector<std::byte> bytes;
+  BlobInfo info;
+};
+
+// Completion of a submitted read (SubmitRead): the blob, its bytes verified as Get verifies
+// them, or why there is none. Called exactly once; quick, must not throw (as WriteCallback).
+using ReadCallback = std::function<void(StatusOr<Blob>)>;
 
 // Whether a failure returned by a BlobStore says the store is overloaded (more concurrent
 // accesses than it can serve now) rather than that the request was wrong or the data is bad:
@@ -259,8 +265,8 @@ class BlobStore {
   // Put/Erase that can be seen before queuing), `done` is never called.
   virtual Status SubmitWrite(WriteOp op, WriteCallback done) = 0;
 
-  // The asynchronous primitive under AsyncGet: Get(ns, id) with the default ReadOptions, its
-  // result handed to `done`, which is called exactly once. This base version reads on the calling
+  // The asynchronous primitive under AsyncGet: Get(ns, id, &bytes, &info) with the default
+  // ReadOptions, its result handed to `done`, which is called exactly once. This base version reads on the calling
   // thread and calls `done` before returning: the LMDB store's reads copy mapped pages and are
   // over sooner than a hand-off to another thread would be. A backend whose reads wait for a
   // network (RADOS) sends the read and returns; `done` then runs on one of its threads when the

@@ -39,8 +39,14 @@ class LimitAlgorithm {
   // Short registry name: "fixed", "aimd", "gradient", "gradient2", "vegas", ...
   virtual std::string_view name() const noexcept = 0;
 
-  // The limit in force now. Always within the configured [min_limit, max_limit] and >= 1.
+  // The limit in force now. Always within [min_limit(), max_limit()] and >= 1.
   virtual int limit() const noexcept = 0;
+
+  // The bounds the limit stays within, as configured in the algorithm's options; they never
+  // change. 1 <= min_limit() <= max_limit(). An algorithm whose limit never moves reports that
+  // limit as both.
+  virtual int min_limit() const noexcept = 0;
+  virtual int max_limit() const noexcept = 0;
 
   // Feeds one finished access; returns the limit to use from now on (same as limit() after).
   virtual int Update(const Sample& sample) = 0;

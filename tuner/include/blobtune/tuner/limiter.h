@@ -148,11 +148,13 @@ class Permit {
 
 class Limiter {
  public:
-  // INVALID_ARGUMENT if the options do not validate.
+  // INVALID_ARGUMENT if the options do not validate. The observer, if any, hears of the new
+  // limiter (LimiterObserver::OnLimiterCreated) before this returns.
   static StatusOr<std::unique_ptr<Limiter>> Create(LimiterOptions options);
 
   Limiter(const Limiter&) = delete;
   Limiter& operator=(const Limiter&) = delete;
+  // Tells the observer first (LimiterObserver::OnLimiterDestroyed).
   // REQUIRES: no permit is held and nobody waits.
   ~Limiter();
 
@@ -186,6 +188,9 @@ class Limiter {
   // A copy of the algorithm's current estimates (for metrics and plots).
   AlgorithmEstimates estimates() const;
   std::string_view algorithm_name() const noexcept { return algorithm_name_; }
+  // The algorithm's bounds (LimitAlgorithm::min_limit, max_limit): limit() stays within them.
+  int min_limit() const noexcept { return min_limit_; }
+  int max_limit() const noexcept { return max_limit_; }
   const Clock& clock() const noexcept { return clock_; }
 
   // Low-level access to the wait queue for async_acquire.h; not for direct use.
@@ -244,6 +249,8 @@ class Limiter {
   const Duration overload_window_;
   const double full_sampling_rate_;
   const std::string algorithm_name_;
+  const int min_limit_;
+  const int max_limit_;
 
   // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
   // fetch_sub is release, so whatever a permit holder did happens-before the next holder of

@@ -15,6 +15,8 @@
 
 namespace blobtune::tuner {
 
+class Limiter;
+
 // How a permit ended.
 enum class PermitOutcome { kSuccess, kDropped, kIgnored };
 
@@ -27,6 +29,13 @@ class LimiterObserver {
   LimiterObserver(const LimiterObserver&) = delete;
   LimiterObserver& operator=(const LimiterObserver&) = delete;
   virtual ~LimiterObserver() = default;
+
+  // The observed limiter is built (Limiter::Create calls this before it returns) and until
+  // OnLimiterDestroyed may be read from any thread: its limit, gauges, bounds and estimates.
+  virtual void OnLimiterCreated(const Limiter& limiter) { (void)limiter; }
+  // The observed limiter is being destroyed (its destructor calls this first): from when this
+  // returns, `limiter` must not be touched.
+  virtual void OnLimiterDestroyed(const Limiter& limiter) { (void)limiter; }
 
   // A permit was granted; `queue_wait` is zero for permits granted without waiting.
   virtual void OnGranted(Duration queue_wait) { (void)queue_wait; }

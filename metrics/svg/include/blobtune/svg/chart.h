@@ -14,7 +14,8 @@
 //   std::string document = svg::ChartSvg(chart);
 //
 // Every text (titles, labels, legend, attributes) is escaped for XML, so any string is safe to
-// draw. Points that are not finite, or not positive on a log axis, are left out of their line.
+// draw. A point that is not finite (NaN: no value there) breaks its line in two, so a gap in the
+// data is a gap in the picture; a point that is not positive on a log axis is left out.
 //
 // Thread-safety: reentrant (no shared state).
 #ifndef BLOBTUNE_SVG_CHART_H_
@@ -48,10 +49,12 @@ struct Panel {
   double x_min = 0, x_max = 1;
   bool log_x = false;  // Points with x <= 0 are left out; REQUIRES: x_min > 0 when set.
   // The y axis runs from y_min (0 by default) to y_max; values beyond are clipped to the frame.
-  // y_max <= y_min: a "nice" bound (1, 2 or 5 times a power of ten) above every point.
+  // y_max <= y_min: the first tick above every point. Linear ticks are round: multiples of a
+  // step that is 1, 2 or 5 times a power of ten, about five intervals over the axis.
   double y_min = 0, y_max = 0;
-  bool log_y = false;   // Log scale; needs y_min > 0 (else the smallest positive y is used).
-  bool y_grid = false;  // Light horizontal lines at the inner y ticks.
+  bool log_y = false;      // Log scale; needs y_min > 0 (else the smallest positive y is used).
+  bool y_grid = false;     // Light horizontal lines at the inner y ticks.
+  bool y_integer = false;  // The values are counts: whole-number ticks (a step of at least 1).
   // Labelled x positions; empty: six evenly spaced numbers.
   std::vector<std::pair<double, std::string>> x_ticks;
   std::vector<double> x_marks;  // Light vertical lines (e.g. phase changes).
@@ -83,6 +86,10 @@ std::string_view Colour(size_t index);
 
 // A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten, >= value; 1 for value <= 0.
 double NiceMax(double value);
+
+// The tick step for a linear axis spanning `span`: the smallest 1, 2 or 5 times a power of ten
+// that is at least span / 5, and at least 1 when `integer`.
+double NiceStep(double span, bool integer);
 
 // Writes `document` to `file`; false if it cannot be written.
 bool WriteFile(const std::string& document, const std::string& file);

@@ -45,6 +45,8 @@ class FixedLimit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "fixed"; }
   int limit() const noexcept override { return options_.limit; }
+  int min_limit() const noexcept override { return options_.limit; }
+  int max_limit() const noexcept override { return options_.limit; }
   int Update(const Sample& sample) override;
   std::unique_ptr<LimitAlgorithm> Clone() const override;
 

@@ -115,6 +115,8 @@ class EnvoyGradientLimit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "gradient"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return options_.min_limit; }
+  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: minRTT; recent_latency: sampleRTT; state: "min_rtt_window" or "adjusting".
   AlgorithmEstimates estimates() const override;

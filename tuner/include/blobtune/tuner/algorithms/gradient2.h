@@ -99,6 +99,8 @@ class Gradient2Limit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "gradient2"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return options_.min_limit; }
+  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: the long-term average; recent_latency: the latency of the last update.
   AlgorithmEstimates estimates() const override;

@@ -294,6 +294,8 @@ class KneeLimit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "knee"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return options_.min_limit; }
+  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: W0(m) for the recent accesses' size (W0 without sizes); recent_latency:
   // the last window's W; max_throughput: x (the goodput average); state: see above.

@@ -94,6 +94,8 @@ class VegasLimit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "vegas"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return options_.min_limit; }
+  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: rtt_noload; recent_latency: the last sample's latency.
   AlgorithmEstimates estimates() const override;

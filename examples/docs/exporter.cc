@@ -1,0 +1,44 @@
+// docs/METRICS.md, "Wiring it in": an Exporter serving a limiter's and a store's series at
+// http://ADDRESS/metrics (and the status page at /status), while the program puts one blob.
+//
+//   build/bin/blobtune-doc-exporter [ADDRESS [DIRECTORY]]   (default 127.0.0.1:9464, /tmp/...)
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "blobtune/metrics/exporter.h"
+#include "blobtune/store/blob_store.h"
+#include "blobtune/tuner/limiter.h"
+
+blobtune::Status Run(const char* address, const char* directory) {
+  // example: exporter
+  auto exporter = blobtune::metrics::Exporter::Start(address);   // StatusOr
+  if (!exporter.ok()) return exporter.status();                  // e.g. port in use
+
+  blobtune::tuner::LimiterOptions lo;
+  lo.observer = (*exporter)->AddLimiter("put").value();  // fixed at construction
+  auto limiter = blobtune::tuner::Limiter::Create(std::move(lo)).value();  // exported whole
+
+  blobtune::store::StoreOptions so;
+  so.directory = directory;
+  so.observer = (*exporter)->AddStore("blobs").value();
+  auto store = blobtune::store::BlobStore::Open(so).value();
+  auto store_link = (*exporter)->registry().FindStore("blobs")->Attach(*store);  // map gauges
+  // example end
+
+  std::printf("serving http://%s/metrics\n", (*exporter)->address().c_str());
+  const std::vector<std::byte> blob(100, std::byte{1});
+  auto permit = limiter->Acquire(std::chrono::seconds(1));
+  if (!permit.ok()) return permit.status();
+  blobtune::Status put = store->Put("default", "first", blob);
+  if (put.ok()) permit->Success(blob.size());
+  return put;
+}
+
+int main(int argc, char** argv) {
+  const blobtune::Status s = Run(argc > 1 ? argv[1] : "127.0.0.1:9464",
+                                 argc > 2 ? argv[2] : "/tmp/blobtune-doc-exporter");
+  if (!s.ok()) std::fprintf(stderr, "%s\n", s.ToString().c_str());
+  return s.ok() ? 0 : 1;
+}
