@@ -20,8 +20,8 @@ using namespace blobtune::tuner;
 
 Status WriteBlob(std::string_view id, std::span<const std::byte> blob);  // your access
 
-// With no algorithm given, the default is blobtune's own: "knee" (docs/TUNING.md). Any other
-// is one registry spec away: .algorithm = MakeAlgorithmFromText("vegas").value().
+// With no algorithm given, blobtune's default runs (docs/TUNING.md says which and why). Any
+// other is one registry spec away: .algorithm = MakeAlgorithmFromText("vegas").value().
 auto limiter = Limiter::Create({}).value();
 
 Status StoreMessage(std::string_view id, std::span<const std::byte> blob) {

@@ -11,11 +11,11 @@ using namespace blobtune;
 
 int main() {
   // example: spec
-  tuner::LimiterOptions options;  // with no algorithm: the default, knee
-  options.algorithm = tuner::MakeAlgorithmFromText("gradient2:max_limit=256").value();
+  tuner::LimiterOptions options;  // no algorithm: marginal
+  options.algorithm = tuner::MakeAlgorithmFromText("marginal:threshold=0.05").value();
   // example end
   auto limiter = tuner::Limiter::Create(std::move(options)).value();
   std::printf("%s between %d and %d, now %d\n", std::string(limiter->algorithm_name()).c_str(),
               limiter->min_limit(), limiter->max_limit(), limiter->limit());
-  return limiter->max_limit() == 256 ? 0 : 1;
+  return limiter->algorithm_name() == "marginal" ? 0 : 1;
 }

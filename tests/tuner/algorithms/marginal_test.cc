@@ -199,6 +199,8 @@ class WithFastErrors : public LimitAlgorithm {
   WithFastErrors() : plain_(Make("marginal")), errored_(Make("marginal")) {}
   std::string_view name() const noexcept override { return "pair"; }
   int limit() const noexcept override { return plain_->limit(); }
+  int min_limit() const noexcept override { return plain_->min_limit(); }
+  int max_limit() const noexcept override { return plain_->max_limit(); }
   int Update(const Sample& sample) override {
     // Failed in a microsecond, at the same time: never reached the resource.
     errored_->Update(testing::Drop(sample.end().time_since_epoch() - 1us, 1us, sample.inflight));

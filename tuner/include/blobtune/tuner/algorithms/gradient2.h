@@ -5,7 +5,7 @@
 //
 // For resources whose latency rises before they fail: the limit shrinks while the current latency
 // exceeds the long-term average by more than the tolerance, and grows by up to `queue_size` per
-// update otherwise. (It was blobtune's default until the knee algorithm, knee.h, replaced it.)
+// update otherwise.
 //
 //   StatusOr<Gradient2Limit> g2 = Gradient2Limit::Create({.min_limit = 4, .max_limit = 256});
 //   if (!g2.ok()) return g2.status();

@@ -103,6 +103,8 @@ class MarginalLimit final : public LimitAlgorithm {
 
   std::string_view name() const noexcept override { return "marginal"; }
   int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return options_.min_limit; }
+  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   AlgorithmEstimates estimates() const override;
   std::unique_ptr<LimitAlgorithm> Clone() const override;

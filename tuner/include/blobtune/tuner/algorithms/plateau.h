@@ -37,7 +37,7 @@
 //   bounds: the limit stays within [min_limit, max_limit], never below 1.
 // So the limit settles where a step up no longer pays: on a sharp knee within one step above
 // it; on a curve that flattens slowly where its elasticity falls to min_elasticity plus what
-// the noise hides, confidence standard errors of a comparison (docs/TUNING.md derives both).
+// the noise hides, confidence standard errors of a comparison (see the Options below).
 // A gain within the noise does not pay, so noise pulls the limit down rather than up.
 //
 // What probing costs a steady plant: every probe_interval windows, one window up (latency up
