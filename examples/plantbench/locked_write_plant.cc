@@ -1,9 +1,10 @@
 // locked_write_64k: each access takes a permit (tuner::AsyncAcquire) and, on a pool of 8
-// worker threads, writes a 64 KiB blob into a shared in-memory table under one spin lock (a copy
-// and a checksum of the blob, as a store's writer does); 64 callers in a closed loop on one io
-// thread. With more workers spinning than the machine has cores, the scheduler preempts the
-// holder of the lock while others spin out their time slices: past a few concurrent accesses
-// every extra permit costs goodput itself, not only latency.
+// worker threads, writes a 64 KiB blob into a shared in-memory table under one fair spin lock
+// (a ticket lock: a copy and a checksum of the blob, as a store's writer does); 64 callers in a
+// closed loop on one io thread. With more workers waiting than the machine has cores, the
+// scheduler preempts the worker whose turn is next while the others spin out their time
+// slices: past a few concurrent accesses every extra permit costs goodput itself, not only
+// latency.
 
 // <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
 #include <utility>
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "blobtune/tuner/async_acquire.h"
@@ -33,18 +35,20 @@ constexpr int kCallers = 64;
 constexpr int kWorkers = 8;
 constexpr size_t kBlobBytes = 64 * 1024;
 constexpr size_t kTableSlots = 64;
+constexpr int kSpinsBeforeYield = 100000;
 
-// A table of blobs behind one test-and-test-and-set spin lock. Thread-safety: Write() from any
-// thread.
+// A table of blobs behind one ticket lock: writers enter in the order they arrived. Thread-safety:
+// Write() from any thread.
 class LockedTable {
  public:
   LockedTable() : slots_(kTableSlots, std::vector<std::byte>(kBlobBytes)) {}
 
   // Copies `blob` into slot `n` and keeps its checksum (FNV-1a over 64-bit words) beside it.
   void Write(uint64_t n, const std::vector<std::byte>& blob) {
-    while (locked_.exchange(true, std::memory_order_acquire)) {
-      while (locked_.load(std::memory_order_relaxed)) {
-      }
+    const uint64_t ticket = next_ticket_.fetch_add(1, std::memory_order_relaxed);
+    // Spin a while, then give the core away between looks, as adaptive locks do.
+    for (int spins = 0; serving_.load(std::memory_order_acquire) != ticket; ++spins) {
+      if (spins >= kSpinsBeforeYield) std::this_thread::yield();
     }
     std::vector<std::byte>& slot = slots_[n % kTableSlots];
     std::memcpy(slot.data(), blob.data(), blob.size());
@@ -55,13 +59,14 @@ class LockedTable {
       sum = (sum ^ word) * 1099511628211ull;
     }
     sums_[n % kTableSlots] = sum;
-    locked_.store(false, std::memory_order_release);
+    serving_.store(ticket + 1, std::memory_order_release);
   }
 
  private:
-  std::atomic<bool> locked_{false};
-  std::vector<std::vector<std::byte>> slots_;  // Guarded by locked_.
-  std::array<uint64_t, kTableSlots> sums_{};    // Guarded by locked_.
+  std::atomic<uint64_t> next_ticket_{0};
+  std::atomic<uint64_t> serving_{0};
+  std::vector<std::vector<std::byte>> slots_;  // Written by the holder of the serving ticket.
+  std::array<uint64_t, kTableSlots> sums_{};    // Likewise.
 };
 
 asio::awaitable<void> LockedWriteCaller(LockedTable& table, asio::thread_pool& workers,
