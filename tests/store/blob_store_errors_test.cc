@@ -274,7 +274,10 @@ TEST_F(BlobStoreErrorsTest, FullMapAtTheMaximumIsResourceExhaustedAndLosesNothin
     stored.push_back("b" + std::to_string(i));
   }
   ASSERT_EQ(last.code(), StatusCode::kResourceExhausted) << last;
+  EXPECT_TRUE(last.message().starts_with("map full:")) << last;
+  EXPECT_TRUE(Contains(last, "'" + o.directory + "'")) << last;
   EXPECT_TRUE(Contains(last, "max_map_size_bytes")) << last;
+  EXPECT_FALSE(IsOverload(last));
   EXPECT_GT(stored.size(), 5u);
   EXPECT_EQ(store->Stats().map_size_bytes, size_t{2} << 20);
   for (size_t i = 0; i < stored.size(); ++i) {
