@@ -30,8 +30,10 @@
 // delete frees from the second commit after it on: a put right after a single delete may still
 // find no room). Not overload (IsOverload is false): fewer concurrent writes would not make room.
 //
-// Thread-safety: all methods are safe to call from any number of threads at once. Only one
-// BlobStore may have a given directory open in a process (LMDB's rule); Open refuses a second.
+// Thread-safety: all methods are safe to call from any number of threads at once. One BlobStore
+// at a time may have a given directory open, in one process: Open refuses a second in the same
+// process or in another one (a lock file, blobtune.lock, that the kernel releases when its
+// process ends, however it ends).
 #ifndef BLOBTUNE_STORE_BLOB_STORE_H_
 #define BLOBTUNE_STORE_BLOB_STORE_H_
 
@@ -190,7 +192,8 @@ class BlobStore {
   // Opens (creating when missing) the store described by `options`.
   // Errors: INVALID_ARGUMENT for bad options or a directory that is not a writable directory,
   // NOT_FOUND for a missing directory without create_if_missing, DATA_LOSS for a data file that
-  // is not an LMDB database or is corrupt, ALREADY_EXISTS if this process has it open already.
+  // is not an LMDB database or is corrupt, ALREADY_EXISTS if this process or another one has
+  // it open already (naming the directory, and the other process's pid when it is known).
   static StatusOr<std::unique_ptr<BlobStore>> Open(const StoreOptions& options);
 
   BlobStore() = default;
