@@ -15,7 +15,8 @@
 // &limit=&after=, GET /metrics (Prometheus text), GET /healthz. Answers: 200, 201 (a PUT that
 // created its blob; one that replaced a blob gets 200), 204 (DELETE), 400 (bad namespace, id, query or request), 404, 405, 413 (body over the maximum,
 // refused from its Content-Length before it is read), 503 + Retry-After (no permit within the
-// wait deadline, limiter queue full, too many connections, shutting down), 507 (store full).
+// wait deadline, limiter queue full, too many connections, shutting down), 507 (the store's disk
+// or map is full; no Retry-After).
 // Every error body is one line of text saying what was wrong.
 //
 // Threads: one event-loop thread runs every connection; reads run on a small pool; writes go to
