@@ -1,6 +1,7 @@
 // The delivery benchmark at message sizes and counts far from the default 100 x 100 KiB, over
 // real loopback TCP and a real LMDB store: big messages and big syncs go through, and a body over
-// one of the mail server's limits is a clear error that is not retried.
+// one of the mail server's limits, or one its storage has no room for, is a clear error that is
+// not retried.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -89,6 +90,25 @@ TEST_F(DeliverySizesTest, AnUploadOverTheServersLimitIsAClearErrorNotRetried) {
   EXPECT_EQ(report.too_large, 1u);
   EXPECT_EQ(report.uploads, 0u);
   EXPECT_EQ(report.remaining, 1u);  // Not deleted upstream: nothing was lost.
+}
+
+TEST_F(DeliverySizesTest, AnUploadTheServerHasNoRoomForIsAClearErrorNotRetried) {
+  constexpr size_t kSealed = (10 << 10) + 16;  // A message and its encryption tag.
+  auto server = StartServer(3, 10 << 10, {.max_outgoing_bytes = 2 * kSealed + 100});
+  auto store = OpenStore();
+  auto limiter = FixedLimiter(2);
+  RunResult result = RunBlobPath(options_, server->port(), *store, *limiter);
+  EXPECT_EQ(result.status.code(), StatusCode::kResourceExhausted) << result.status;
+  EXPECT_NE(result.status.message().find("507, the server's storage is full"),
+            std::string_view::npos)
+      << result.status;
+  EXPECT_NE(result.status.message().find("max_outgoing_bytes"), std::string_view::npos)
+      << result.status;
+  EXPECT_EQ(result.retries, 0u);
+  EXPECT_EQ(limiter->inflight(), 0);
+  MailServerReport report = server->Report();
+  EXPECT_EQ(report.storage_full, 1u);
+  EXPECT_EQ(report.uploads, 2u);
 }
 
 TEST_F(DeliverySizesTest, ASyncOverTheServersLimitIsAClearErrorNotRetried) {
