@@ -33,6 +33,8 @@ using BodyParser = http::request_parser<http::vector_body<std::byte>>;
 
 // Largest request header (request line and fields) accepted; more gets 431.
 constexpr uint32_t kHeaderLimit = 16 * 1024;
+// A connection's buffer above this size is given back between requests (see ServeConnection).
+constexpr size_t kSmallReceiveBytes = 4 * 1024;
 
 void Close(beast::tcp_stream& stream) {
   error_code ignored;
@@ -249,6 +251,10 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     header.header_limit(kHeaderLimit);
     header.body_limit(std::numeric_limits<uint64_t>::max());  // The size check is ours.
     self->idle = true;
+    // The header is read in receives of 512 bytes upwards, not into the 64 KiB of room an
+    // admitted body left: a large receive would take the start of a PUT's body along, copied
+    // for nothing if the PUT is refused (a refused body is dropped uncopied, DiscardBody).
+    if (buffer.size() == 0 && buffer.capacity() > kSmallReceiveBytes) buffer.shrink_to_fit();
     error_code ec;
     stream.expires_after(options.header_timeout);
     co_await http::async_read_header(stream, buffer, header,
