@@ -8,8 +8,11 @@
 //   ... receive the body ...
 //   Response r = co_await handler.Put(route, *std::move(permit), std::move(body), keep_alive);
 //
-// Thread-safety: Handle() runs on the server's event-loop thread (its coroutines resume there);
-// the handler holds no mutable state of its own.
+// Shedding: a request that would only queue for a permit to be refused later is refused at once
+// (load_shedder.h), before its body is read.
+//
+// Thread-safety: every method runs on the server's event-loop thread (its coroutines resume
+// there); its only mutable state, the shedders', is touched there alone.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 #define BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 
@@ -30,6 +33,7 @@
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status_or.h"
 #include "http_response.h"
+#include "load_shedder.h"
 #include "request_target.h"
 #include "server_options.h"
 
@@ -60,6 +64,8 @@ class BlobHandler {
                                        std::vector<std::byte> body, bool keep_alive);
 
  private:
+  // Handle() once the request is admitted.
+  boost::asio::awaitable<Response> Answer(Route route, TimePoint deadline, bool keep_alive);
   boost::asio::awaitable<Response> Head(const Route& route, TimePoint deadline, bool keep_alive);
   boost::asio::awaitable<Response> List(const Route& route, TimePoint deadline, bool keep_alive);
 
@@ -69,6 +75,8 @@ class BlobHandler {
   boost::asio::any_io_executor reads_;
   const ServerOptions& options_;
   const std::atomic<bool>* draining_;
+  LoadShedder write_shedder_;
+  LoadShedder read_shedder_;
 };
 
 }  // namespace blobtune::server
