@@ -17,36 +17,15 @@ import sys
 import tempfile
 import threading
 
+from server_test_client import Client, fail
+
 SKIPPED = 77
 BLOB_BYTES = 100_000
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def body_of(blob_id):
     seed = blob_id.encode()
     return (seed + b":" + bytes(range(256))) * (BLOB_BYTES // (len(seed) + 257)) + seed
-
-
-class Client:
-    """One keep-alive HTTP connection to the server."""
-
-    def __init__(self, port):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-
-    def send(self, method, path, body=None):
-        self.connection.request(method, path, body=body)
-        answer = self.connection.getresponse()
-        return answer.status, answer.read(), answer.headers
-
-    def expect(self, method, path, status, body=None):
-        got, payload, headers = self.send(method, path, body)
-        if got != status:
-            fail("%s %s answered %d, expected %d: %r" % (method, path, got, status, payload[:300]))
-        return payload, headers
 
 
 class Server:
