@@ -272,18 +272,21 @@ bool WriteBatcher::Grow(size_t needed_bytes, Status* why_not) {
 Status WriteBatcher::NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_error) const {
   const std::optional<uint64_t> free = FreeBytes(config_.directory);
   return Status::ResourceExhausted(
-      "disk full: no room for " + Describe(w, namespaces_) + " (" +
-      std::to_string(w.RecordBytes()) + " record bytes) on the file system holding '" +
-      config_.directory + "' (" + (free ? std::to_string(*free) : std::string("unknown")) +
+      "disk full: " + NoRoomFor(w) + " on the file system holding '" + config_.directory +
+      "' (" + (free ? std::to_string(*free) : std::string("unknown")) +
       " bytes free); the write was not applied, and writes succeed again once blobs are "
       "deleted or disk space is freed (" + std::string(lmdb_error.message()) + ")");
 }
 
 Status WriteBatcher::NoRoomInMap(const PreparedWrite& w, const Status& why_not) const {
-  return Status::ResourceExhausted("map full: no room for " + Describe(w, namespaces_) + " (" +
-                                   std::to_string(w.RecordBytes()) +
-                                   " record bytes) in the store in '" + config_.directory +
-                                   "': " + why_not.ToString());
+  return Status::ResourceExhausted("map full: " + NoRoomFor(w) + " in the store in '" +
+                                   config_.directory + "': " + why_not.ToString());
+}
+
+std::string WriteBatcher::NoRoomFor(const PreparedWrite& w) const {
+  if (w.kind == WriteOp::Kind::kErase) return "no room to erase " + Describe(w, namespaces_);
+  return "no room for " + Describe(w, namespaces_) + " (" + std::to_string(w.RecordBytes()) +
+         " record bytes)";
 }
 
 void WriteBatcher::AdoptForeignMapSize() {

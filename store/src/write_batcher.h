@@ -119,6 +119,8 @@ class WriteBatcher {
   // commit reported) or in a map at its maximum size (`why_not` from Grow).
   Status NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_error) const;
   Status NoRoomInMap(const PreparedWrite& w, const Status& why_not) const;
+  // "no room for blob 'x' in namespace 'n' (N record bytes)", or "no room to erase ...".
+  std::string NoRoomFor(const PreparedWrite& w) const;
   void AdoptForeignMapSize();
   void PublishUsage();
 
