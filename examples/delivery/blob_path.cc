@@ -121,15 +121,14 @@ class BlobRun {
     if (--remaining_ == 0) co_await FinalSync();
   }
 
-  // Ends `permit` by how `status` says the access went: a failure the resource caused (an
-  // unavailable server, a deadline) is a drop; others tell nothing about load.
+  // Ends `permit` by how `status` says the access went: a failure of an overloaded resource (an
+  // unavailable server, a deadline, a full store queue) is a drop; others, a full disk among
+  // them, tell nothing about load.
   void Report(Permit& permit, const Status& status, size_t bytes) {
     ++finished_;
     if (status.ok()) {
       permit.Success(bytes);
-    } else if (status.code() == StatusCode::kUnavailable ||
-               status.code() == StatusCode::kDeadlineExceeded ||
-               status.code() == StatusCode::kResourceExhausted) {
+    } else if (store::IsOverload(status)) {
       permit.Dropped();
     }
   }

@@ -69,6 +69,11 @@ asio::awaitable<StatusOr<HttpResponse>> MailClient::Request(http::verb verb, std
       // Sending it again would be refused again: a bound, not a fault.
       co_return Status::ResourceExhausted(what + ": 413 " + response->body());
     }
+    if (response->result() == http::status::insufficient_storage) {
+      // The server's disk is full: the same request fails until someone makes room there.
+      co_return Status::ResourceExhausted(
+          what + ": 507, the server's storage is full: " + response->body());
+    }
     co_return response;
   }
   co_return last.WithContext("gave up after " + std::to_string(retry_.max_attempts) + " attempts");

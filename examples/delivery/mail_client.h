@@ -1,6 +1,7 @@
 // MailClient: the delivery client's calls to the mail server, over the examples' HTTP client
 // (common/http_connection.h): a pool of keep-alive connections, retries with exponential backoff
-// on transport errors, resets and 503 answers; a 413 is an error of its own, not retried. The
+// on transport errors, resets and 503 answers; a 413 and a 507 (the server's storage is full) are
+// errors of their own, not retried. The
 // retries are the delivery's policy, not HTTP's: blobtune-load, for one, counts every 503.
 //
 //   MailClient client(executor, "127.0.0.1", port);
@@ -51,7 +52,8 @@ class MailClient {
   ~MailClient();
 
   // Sends the request, retrying transport errors and 503s. A 413 (body over the server's limit)
-  // is RESOURCE_EXHAUSTED with the server's message, never retried. Any other answer is returned
+  // and a 507 (the server's storage is full) are RESOURCE_EXHAUSTED with the server's message,
+  // never retried. Any other answer is returned
   // as is (the caller decides what a 404 means); UNAVAILABLE once the attempts are used up.
   boost::asio::awaitable<StatusOr<HttpResponse>> Request(boost::beast::http::verb verb,
                                                          std::string target, std::string body = {});

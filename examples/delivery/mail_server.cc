@@ -115,6 +115,7 @@ class MailServer::Impl {
       incoming_[MessageId(i)] = MessageBody(options_.seed, i, options_.message_size);
     }
     report_ = MailServerReport();
+    outgoing_bytes_ = 0;
   }
 
   MailServerReport TakeReport() {
@@ -280,6 +281,16 @@ class MailServer::Impl {
       }
     }
     if (verb == http::verb::put && target.starts_with(kOutgoing)) {
+      const size_t size = request.body().size();
+      if (options_.max_outgoing_bytes > 0 && size > options_.max_outgoing_bytes - outgoing_bytes_) {
+        ++report_.storage_full;
+        return MakeResponse(request, http::status::insufficient_storage,
+                            "outgoing storage is full: " + std::to_string(outgoing_bytes_) +
+                                " of max_outgoing_bytes " +
+                                std::to_string(options_.max_outgoing_bytes) +
+                                " bytes in use, no room for " + std::to_string(size));
+      }
+      outgoing_bytes_ += size;
       ++report_.uploads;
       return MakeResponse(request, http::status::created, "");
     }
@@ -316,6 +327,7 @@ class MailServer::Impl {
   // Event-loop thread only.
   std::map<std::string, std::string> incoming_;
   MailServerReport report_;
+  size_t outgoing_bytes_ = 0;  // Uploads kept since the last reset.
   std::chrono::steady_clock::time_point auth_free_at_{};
   std::mt19937_64 rng_;
 };

@@ -8,7 +8,9 @@
 // multiplied by `time_scale` so a benchmark fits in seconds. (The legacy endpoints cost only the
 // lookup and the network: the legacy path's per-byte cost is the client's, see delivery_run.h.) With `fault_rate` > 0 a request may
 // get a 503, a reset connection or a stall instead of a normal answer. A request body over its
-// endpoint's limit is read and dropped and answered 413 with a message saying which limit.
+// endpoint's limit is read and dropped and answered 413 with a message saying which limit. With
+// `max_outgoing_bytes` set, an upload that does not fit in what is left of it is answered 507
+// (the server's storage is full).
 //
 //   GET    /incoming             ids of the incoming messages, one per line
 //   GET    /incoming/{id}        a message blob
@@ -59,6 +61,9 @@ struct MailServerOptions {
   // Largest body of the metadata sync (POST /sync) and of the legacy upload, in bytes. The sync
   // carries about 4.6 KB per message. Default: 64 MiB, which fits 10,000 messages (46 MB).
   size_t max_sync_bytes = size_t{64} << 20;
+  // Bytes of uploads (PUT /outgoing/{id}) the server keeps between mailbox resets; an upload
+  // that does not fit is answered 507 Insufficient Storage. 0: no limit. Default: 0.
+  size_t max_outgoing_bytes = 0;
   // Probability that a request is answered with a fault (503, reset or stall). Default: 0.
   double fault_rate = 0;
   // Listen address; port 0 picks a free port. Default: 127.0.0.1:0.
@@ -75,6 +80,7 @@ struct MailServerReport {
   size_t requests = 0;
   size_t faults = 0;                           // Requests answered with an injected fault.
   size_t too_large = 0;                        // Requests answered 413 (body over a limit).
+  size_t storage_full = 0;                     // Uploads answered 507 (max_outgoing_bytes).
 };
 
 class MailServer {

@@ -39,7 +39,8 @@ asio::awaitable<int> HandlePut(store::AsyncBlobStore& blobs, std::string id,
                                      arrived + std::chrono::milliseconds(100),
                                      asio::use_awaitable);
   if (s.ok()) co_return 201;                                     // durable: the commit is on disk
-  if (s.code() == StatusCode::kDeadlineExceeded) co_return 503;  // + Retry-After
+  if (store::IsOverload(s) || tuner::IsLimiterOverload(s)) co_return 503;  // + Retry-After
+  if (s.code() == StatusCode::kResourceExhausted) co_return 507;  // disk (or map) full
   co_return s.code() == StatusCode::kInvalidArgument ? 400 : 500;
 }
 

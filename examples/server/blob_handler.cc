@@ -100,7 +100,9 @@ BlobHandler::BlobHandler(store::AsyncBlobStore& blobs, const metrics::MetricsReg
       status_page_(status_page),
       reads_(std::move(reads)),
       options_(options),
-      draining_(draining) {}
+      draining_(draining),
+      write_shedder_(blobs.write_limiter(), "writes", options.wait_deadline),
+      read_shedder_(blobs.read_limiter(), "reads", options.wait_deadline) {}
 
 bool BlobHandler::KnowsNamespace(std::string_view ns) const {
   return std::find(options_.namespaces.begin(), options_.namespaces.end(), ns) !=
@@ -110,9 +112,11 @@ bool BlobHandler::KnowsNamespace(std::string_view ns) const {
 asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(TimePoint deadline) {
   tuner::Limiter* writes = blobs_.write_limiter();
   if (writes == nullptr) co_return tuner::Permit();
+  if (Status shed = write_shedder_.Admit(Clock::Steady().Now()); !shed.ok()) co_return shed;
   auto io = co_await asio::this_coro::executor;
   StatusOr<tuner::Permit> permit =
       co_await tuner::AsyncAcquire(*writes, io, deadline, asio::use_awaitable);
+  write_shedder_.Observe(permit.status(), Clock::Steady().Now());
   co_return permit;
 }
 
@@ -160,6 +164,28 @@ asio::awaitable<std::optional<Response>> BlobHandler::CheckWrite(const Route& ro
 }
 
 asio::awaitable<Response> BlobHandler::Handle(Route route, Preconditions conditions,
+                                              TimePoint deadline, bool keep_alive) {
+  const int retry = options_.retry_after_seconds;
+  LoadShedder* shedder = nullptr;  // For the routes that wait for a store permit.
+  if (route.kind == RouteKind::kDeleteBlob) shedder = &write_shedder_;
+  if (route.kind == RouteKind::kGetBlob || route.kind == RouteKind::kHeadBlob ||
+      route.kind == RouteKind::kList) {
+    shedder = &read_shedder_;
+  }
+  if (shedder != nullptr) {
+    if (Status shed = shedder->Admit(Clock::Steady().Now()); !shed.ok()) {
+      co_return ErrorResponse(shed, retry, keep_alive);
+    }
+  }
+  Response response = co_await Answer(std::move(route), std::move(conditions), deadline, keep_alive);
+  // A 503 from a store access that began with a permit wait is that wait's timeout.
+  if (shedder != nullptr && response.result() == http::status::service_unavailable) {
+    shedder->Observe(Status::DeadlineExceeded("no permit in time"), Clock::Steady().Now());
+  }
+  co_return response;
+}
+
+asio::awaitable<Response> BlobHandler::Answer(Route route, Preconditions conditions,
                                               TimePoint deadline, bool keep_alive) {
   const int retry = options_.retry_after_seconds;
   switch (route.kind) {

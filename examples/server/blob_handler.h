@@ -12,8 +12,11 @@
 //   Response r = co_await handler.Put(route, conditions, *std::move(permit), std::move(body),
 //                                     keep_alive);
 //
-// Thread-safety: everything runs on the server's event-loop thread (its coroutines resume
-// there); the blob locks are its only mutable state.
+// Shedding: a request that would only queue for a permit to be refused later is refused at once
+// (load_shedder.h), before its body is read.
+//
+// Thread-safety: every method runs on the server's event-loop thread (its coroutines resume
+// there); its only mutable state, the blob locks and the shedders, is touched there alone.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 #define BLOBTUNE_EXAMPLES_SERVER_BLOB_HANDLER_H_
 
@@ -36,6 +39,7 @@
 #include "blobtune/tuner/status_or.h"
 #include "blob_locks.h"
 #include "http_response.h"
+#include "load_shedder.h"
 #include "preconditions.h"
 #include "request_target.h"
 #include "server_options.h"
@@ -68,6 +72,9 @@ class BlobHandler {
                                        std::vector<std::byte> body, bool keep_alive);
 
  private:
+  // Handle() once the request is admitted.
+  boost::asio::awaitable<Response> Answer(Route route, Preconditions conditions,
+                                          TimePoint deadline, bool keep_alive);
   boost::asio::awaitable<Response> Get(const Route& route, const Preconditions& conditions,
                                        TimePoint deadline, bool keep_alive);
   boost::asio::awaitable<Response> Head(const Route& route, const Preconditions& conditions,
@@ -87,6 +94,8 @@ class BlobHandler {
   const ServerOptions& options_;
   const std::atomic<bool>* draining_;
   BlobLocks locks_;
+  LoadShedder write_shedder_;
+  LoadShedder read_shedder_;
 };
 
 }  // namespace blobtune::server

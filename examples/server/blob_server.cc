@@ -73,6 +73,7 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& optio
   lmdb.directory = options.data_dir;
   lmdb.namespaces = options.namespaces;
   lmdb.max_blob_size_bytes = options.max_blob_size_bytes;
+  lmdb.initial_map_size_bytes = options.initial_map_size_bytes;
   lmdb.durability = options.durability;
   lmdb.observer = observer;
   return store::BlobStore::Open(lmdb);

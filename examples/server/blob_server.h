@@ -18,8 +18,8 @@
 // one that replaced a blob gets 200), 204 (DELETE), 304, 400 (bad id, query or request), 404
 // (no such blob, path or namespace), 405, 412, 413 (body over the maximum, refused from its
 // Content-Length before it is read), 503 + Retry-After (no permit within the wait deadline,
-// limiter queue full, too many connections, shutting down), 507 (store full). Every error body
-// is one line of text saying what was wrong.
+// limiter queue full, too many connections, shutting down), 507 (the store's disk or map is
+// full; no Retry-After). Every error body is one line of text saying what was wrong.
 //
 // Threads: one event-loop thread runs every connection; reads run on a small pool; writes go to
 // the store's writer thread (group commit) and are acknowledged once durable.

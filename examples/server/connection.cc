@@ -33,6 +33,8 @@ using BodyParser = http::request_parser<http::vector_body<std::byte>>;
 
 // Largest request header (request line and fields) accepted; more gets 431.
 constexpr uint32_t kHeaderLimit = 16 * 1024;
+// A connection's buffer above this size is given back between requests (see ServeConnection).
+constexpr size_t kSmallReceiveBytes = 4 * 1024;
 
 void Close(beast::tcp_stream& stream) {
   error_code ignored;
@@ -77,7 +79,8 @@ std::optional<Response> AnswerToBadHeader(const error_code& ec) {
 asio::awaitable<error_code> AwaitFirstByte(beast::tcp_stream& stream, beast::flat_buffer& buffer) {
   error_code ec;
   if (buffer.size() > 0) co_return ec;
-  const size_t n = co_await stream.async_read_some(buffer.prepare(kHeaderLimit),
+  // A small receive: a large one would take the start of a PUT's body along (see below).
+  const size_t n = co_await stream.async_read_some(buffer.prepare(kSmallReceiveBytes),
                                                    asio::redirect_error(asio::use_awaitable, ec));
   buffer.commit(n);
   co_return ec;
@@ -265,6 +268,10 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     header.header_limit(kHeaderLimit);
     header.body_limit(std::numeric_limits<uint64_t>::max());  // The size check is ours.
     self->idle = true;
+    // The header is read in receives of 512 bytes upwards, not into the 64 KiB of room an
+    // admitted body left: a large receive would take the start of a PUT's body along, copied
+    // for nothing if the PUT is refused (a refused body is dropped uncopied, DiscardBody).
+    if (buffer.size() == 0 && buffer.capacity() > kSmallReceiveBytes) buffer.shrink_to_fit();
     stream.expires_after(options.header_timeout);
     error_code ec = co_await AwaitFirstByte(stream, buffer);
     const TimePoint first_byte = Clock::Steady().Now();

@@ -60,8 +60,8 @@ http::status HttpStatusOf(const Status& status) {
       return http::status::service_unavailable;
     case StatusCode::kResourceExhausted:
       // Load (a limiter's full queue, the store's full write queue or reader table) is 503; the
-      // remaining RESOURCE_EXHAUSTED is a map at its maximum size (a blob over the maximum
-      // never gets here: the server refuses it from its Content-Length).
+      // remaining RESOURCE_EXHAUSTED is a full disk or a map at its maximum size (a blob over the
+      // maximum never gets here: the server refuses it from its Content-Length).
       if (store::IsOverload(status) || tuner::IsLimiterOverload(status)) {
         return http::status::service_unavailable;
       }

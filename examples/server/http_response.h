@@ -37,8 +37,9 @@ Response TextResponse(boost::beast::http::status status, std::string_view text, 
 Response UnavailableResponse(std::string_view text, int retry_after_seconds, bool keep_alive);
 
 // The HTTP status for a failed store or limiter operation: NOT_FOUND 404, INVALID_ARGUMENT 400,
-// overload (no permit in time, limiter queue full, store queue full) 503, a full map 507,
-// DATA_LOSS and the rest 500.
+// overload (no permit in time, limiter queue full, store queue full) 503, a full disk or map 507
+// (no Retry-After: the same write would fail again until room is made), DATA_LOSS and the rest
+// 500.
 boost::beast::http::status HttpStatusOf(const Status& status);
 // The error response for `status` (not OK): HttpStatusOf() and the status's message; 503s carry
 // Retry-After.

@@ -90,6 +90,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string listen = "127.0.0.1:8080";
   std::string namespaces = "default";
   std::string max_blob = "4M";
+  std::string map_size = "64M";
   std::string queue_order = "lifo";
   std::string durability = "durable";
   std::string store = "lmdb";
@@ -127,6 +128,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "comma-separated namespaces served")(
       "max-blob-size", po::value(&max_blob)->default_value(max_blob),
       "largest PUT body, bytes with optional K/M/G suffix; larger gets 413 unread")(
+      "initial-map-size", po::value(&map_size)->default_value(map_size),
+      "--store lmdb: the LMDB map size at open (it grows as the data does), bytes with optional "
+      "K/M/G suffix")(
       "max-connections", po::value(&options->max_connections)->default_value(options->max_connections),
       "connections served at once; more get 503 and are closed")(
       "algorithm", po::value(&options->algorithm),
@@ -193,6 +197,11 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::optional<size_t> blob = ParseSize(max_blob);
   if (!blob || *blob == 0) return bad("--max-blob-size must be a size like 4M, not '" + max_blob + "'");
   options->max_blob_size_bytes = *blob;
+  std::optional<size_t> map = ParseSize(map_size);
+  if (!map || *map == 0) {
+    return bad("--initial-map-size must be a size like 64M, not '" + map_size + "'");
+  }
+  options->initial_map_size_bytes = *map;
   if (queue_order == "lifo") {
     options->queue_order = tuner::QueueOrder::kLifo;
   } else if (queue_order == "fifo") {

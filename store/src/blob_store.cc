@@ -50,6 +50,7 @@ class LmdbBlobStore final : public BlobStore {
         observer_(options.observer),
         gate_(env_.MaxReaders(), std::min<size_t>(kKeptReadTxns, env_.MaxReaders())) {
     internal::WriteBatcherConfig config;
+    config.directory = options.directory;
     config.max_batch_operations = options.max_batch_operations;
     config.max_batch_bytes = options.max_batch_bytes;
     config.max_batch_delay = options.max_batch_delay;

@@ -1,9 +1,12 @@
 #include "store_directory.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -25,6 +28,49 @@ std::set<std::pair<dev_t, ino_t>>& Claims() {
 
 std::string Errno(int err) { return std::strerror(err); }
 
+// The pid written in a lock file held by another process, or "" if it says none.
+std::string HolderPid(int fd) {
+  char text[32] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0) return "";
+  long pid = 0;
+  const auto [end, ec] = std::from_chars(text, text + n, pid);
+  if (ec != std::errc() || pid <= 0 || (end != text + n && *end != '\n')) return "";
+  return std::to_string(pid);
+}
+
+// Takes the flock of `path`/kStoreLockFile without waiting and writes this process's pid in it.
+// Returns the open, locked descriptor.
+StatusOr<int> LockAcrossProcesses(const std::string& path) {
+  const std::string lock_file = path + "/" + kStoreLockFile;
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    return Status::InvalidArgument("cannot open the store's lock file '" + lock_file +
+                                   "': " + Errno(err));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err != EWOULDBLOCK) {
+      ::close(fd);
+      return Status::InvalidArgument("cannot lock '" + lock_file + "': " + Errno(err));
+    }
+    const std::string pid = HolderPid(fd);
+    ::close(fd);
+    return Status::AlreadyExists("store directory '" + path + "' is in use by another process (" +
+                                 (pid.empty() ? std::string("pid unknown") : "pid " + pid) +
+                                 ", which holds the lock on '" + lock_file +
+                                 "'); one process at a time may open a store");
+  }
+  // Best effort: the pid only makes another process's message clearer (an empty file says
+  // "pid unknown"); the lock is held either way.
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  const bool written = ::ftruncate(fd, 0) == 0 &&
+                       ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
+  (void)written;
+  return fd;
+}
+
 }  // namespace
 
 DirectoryClaim& DirectoryClaim::operator=(DirectoryClaim&& other) noexcept {
@@ -33,11 +79,14 @@ DirectoryClaim& DirectoryClaim::operator=(DirectoryClaim&& other) noexcept {
     dev_ = other.dev_;
     ino_ = other.ino_;
     held_ = std::exchange(other.held_, false);
+    lock_fd_ = std::exchange(other.lock_fd_, -1);
   }
   return *this;
 }
 
 void DirectoryClaim::Release() noexcept {
+  // Closing the descriptor drops the flock; the file stays, for the next holder to reuse.
+  if (lock_fd_ >= 0) ::close(std::exchange(lock_fd_, -1));
   if (!held_) return;
   held_ = false;
   MutexLock lock(ClaimsMutex());
@@ -77,13 +126,19 @@ StatusOr<DirectoryClaim> PrepareStoreDirectory(const std::string& path, bool cre
   if (::stat(data_file.c_str(), &data_st) == 0 && !S_ISREG(data_st.st_mode)) {
     return Status::InvalidArgument("'" + data_file + "' exists but is not a regular file");
   }
-  MutexLock lock(ClaimsMutex());
-  if (!Claims().insert({st.st_dev, st.st_ino}).second) {
-    return Status::AlreadyExists("store directory '" + path +
-                                 "' is already open in this process (LMDB allows one "
-                                 "environment per file per process)");
+  {
+    MutexLock lock(ClaimsMutex());
+    if (!Claims().insert({st.st_dev, st.st_ino}).second) {
+      return Status::AlreadyExists("store directory '" + path +
+                                   "' is already open in this process (LMDB allows one "
+                                   "environment per file per process)");
+    }
   }
-  return DirectoryClaim(st.st_dev, st.st_ino);
+  DirectoryClaim claim(st.st_dev, st.st_ino);  // Released again if the lock is not ours.
+  StatusOr<int> fd = LockAcrossProcesses(path);
+  if (!fd.ok()) return fd.status();
+  claim.lock_fd_ = *fd;
+  return claim;
 }
 
 }  // namespace blobtune::store::internal

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "disk_full.h"
+
 namespace blobtune::store::internal {
 namespace {
 
@@ -189,7 +191,8 @@ WriteBatcher::Outcome WriteBatcher::TryCommit(std::span<PreparedWrite> batch,
   if (rc == MDB_MAP_FULL) return Outcome::kMapFull;
   if (!committed.ok()) {
     *failure = committed;
-    return Outcome::kTxnFailed;
+    const bool disk_full = IsDiskFull(rc, FreeBytes(config_.directory), *record_bytes);
+    return disk_full ? Outcome::kDiskFull : Outcome::kTxnFailed;
   }
   return Outcome::kCommitted;
 }
@@ -217,13 +220,12 @@ void WriteBatcher::Process(std::span<PreparedWrite> batch, std::span<Status> res
       }
       return;
     }
-    if (outcome == Outcome::kMapFull) {
+    if (outcome == Outcome::kMapFull || outcome == Outcome::kDiskFull) {
       Status why_not;
-      if (Grow(needed, &why_not)) continue;
+      if (outcome == Outcome::kMapFull && Grow(needed, &why_not)) continue;
       if (batch.size() == 1) {
-        results[0] = Status::ResourceExhausted(
-            "no room for " + Describe(batch[0], namespaces_) + " (" +
-            std::to_string(batch[0].RecordBytes()) + " record bytes): " + why_not.ToString());
+        results[0] = outcome == Outcome::kMapFull ? NoRoomInMap(batch[0], why_not)
+                                                  : NoRoomOnDisk(batch[0], failure);
         if (observer_ != nullptr) {
           observer_->OnCommit(CommitEvent{clock_.Now() - start, 1, 0, attempts, false});
         }
@@ -265,6 +267,26 @@ bool WriteBatcher::Grow(size_t needed_bytes, Status* why_not) {
   if (observer_ != nullptr) observer_->OnMapGrown(current, env_.MapSize(), waited);
   PublishUsage();
   return true;
+}
+
+Status WriteBatcher::NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_error) const {
+  const std::optional<uint64_t> free = FreeBytes(config_.directory);
+  return Status::ResourceExhausted(
+      "disk full: " + NoRoomFor(w) + " on the file system holding '" + config_.directory +
+      "' (" + (free ? std::to_string(*free) : std::string("unknown")) +
+      " bytes free); the write was not applied, and writes succeed again once blobs are "
+      "deleted or disk space is freed (" + std::string(lmdb_error.message()) + ")");
+}
+
+Status WriteBatcher::NoRoomInMap(const PreparedWrite& w, const Status& why_not) const {
+  return Status::ResourceExhausted("map full: " + NoRoomFor(w) + " in the store in '" +
+                                   config_.directory + "': " + why_not.ToString());
+}
+
+std::string WriteBatcher::NoRoomFor(const PreparedWrite& w) const {
+  if (w.kind == WriteOp::Kind::kErase) return "no room to erase " + Describe(w, namespaces_);
+  return "no room for " + Describe(w, namespaces_) + " (" + std::to_string(w.RecordBytes()) +
+         " record bytes)";
 }
 
 void WriteBatcher::AdoptForeignMapSize() {

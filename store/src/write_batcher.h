@@ -12,6 +12,13 @@
 // At the maximum, a batch of several writes is retried one write per transaction, so each write
 // that fits still commits and only the ones that do not get RESOURCE_EXHAUSTED.
 //
+// A full disk: a commit that fails because the file system holding the store is full
+// (disk_full.h) is retried the same way, one write per transaction, and each write that still
+// does not fit gets RESOURCE_EXHAUSTED saying so. Such a write was not applied: LMDB makes a
+// commit visible by writing its meta page, the last step, after the data pages were written and
+// synced, and on a full disk those fail first. Nothing is kept from the failure: the next batch
+// commits as soon as deletes or freed disk space make room.
+//
 // Also the entry point for the future async front: BlobStore::SubmitWrite prepares a WriteOp and
 // calls Enqueue with the caller's callback.
 //
@@ -65,6 +72,7 @@ struct PreparedWrite {
 };
 
 struct WriteBatcherConfig {
+  std::string directory;  // The store's, for messages and for the free space of its disk.
   size_t max_batch_operations = 1024;
   size_t max_batch_bytes = size_t{64} << 20;
   Duration max_batch_delay{0};
@@ -97,7 +105,7 @@ class WriteBatcher {
   uint64_t used_bytes() const { return used_bytes_.load(std::memory_order_relaxed); }
 
  private:
-  enum class Outcome { kCommitted, kMapFull, kWriteFailed, kTxnFailed };
+  enum class Outcome { kCommitted, kMapFull, kDiskFull, kWriteFailed, kTxnFailed };
 
   void Run();
   // Waits for work; false when stopping with nothing left.
@@ -107,6 +115,12 @@ class WriteBatcher {
   Outcome TryCommit(std::span<PreparedWrite> batch, std::span<Status> results, Status* failure,
                     size_t* record_bytes);
   bool Grow(size_t needed_bytes, Status* why_not);
+  // The RESOURCE_EXHAUSTED of a write that found no room: on the disk (`lmdb_error` is what the
+  // commit reported) or in a map at its maximum size (`why_not` from Grow).
+  Status NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_error) const;
+  Status NoRoomInMap(const PreparedWrite& w, const Status& why_not) const;
+  // "no room for blob 'x' in namespace 'n' (N record bytes)", or "no room to erase ...".
+  std::string NoRoomFor(const PreparedWrite& w) const;
   void AdoptForeignMapSize();
   void PublishUsage();
 

@@ -1,6 +1,7 @@
 // The delivery benchmark at message sizes and counts far from the default 100 x 100 KiB, over
 // real loopback TCP and a real LMDB store: big messages and big syncs go through, and a body over
-// one of the mail server's limits is a clear error that is not retried.
+// one of the mail server's limits, or one its storage has no room for, is a clear error that is
+// not retried.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -49,6 +50,20 @@ class DeliverySizesTest : public ::testing::Test {
     EXPECT_EQ(report.too_large, 0u);
   }
 
+  // Runs the blob path, which must fail with RESOURCE_EXHAUSTED whose message holds `what` and
+  // `limit`, retrying nothing and leaving no permit held.
+  void ExpectClearErrorNotRetried(MailServer& server, std::string_view what,
+                                  std::string_view limit) {
+    auto store = OpenStore();
+    auto limiter = FixedLimiter(2);
+    RunResult result = RunBlobPath(options_, server.port(), *store, *limiter);
+    EXPECT_EQ(result.status.code(), StatusCode::kResourceExhausted) << result.status;
+    EXPECT_NE(result.status.message().find(what), std::string_view::npos) << result.status;
+    EXPECT_NE(result.status.message().find(limit), std::string_view::npos) << result.status;
+    EXPECT_EQ(result.retries, 0u);
+    EXPECT_EQ(limiter->inflight(), 0);
+  }
+
   DeliveryOptions options_;
   blobtune::testing::TempDir dir_{"blobtune-delivery-sizes"};
 };
@@ -75,33 +90,25 @@ TEST_F(DeliverySizesTest, LegacyPathDownloadsBatchesOverEightMebibytes) {
 
 TEST_F(DeliverySizesTest, AnUploadOverTheServersLimitIsAClearErrorNotRetried) {
   auto server = StartServer(1, 100 << 10, {.max_upload_bytes = 64 << 10});
-  auto store = OpenStore();
-  auto limiter = FixedLimiter(2);
-  RunResult result = RunBlobPath(options_, server->port(), *store, *limiter);
-  EXPECT_EQ(result.status.code(), StatusCode::kResourceExhausted) << result.status;
-  EXPECT_NE(result.status.message().find("413"), std::string_view::npos) << result.status;
-  EXPECT_NE(result.status.message().find("max_upload_bytes of 65536 bytes"),
-            std::string_view::npos)
-      << result.status;
-  EXPECT_EQ(result.retries, 0u);
-  EXPECT_EQ(limiter->inflight(), 0);
+  ExpectClearErrorNotRetried(*server, "413", "max_upload_bytes of 65536 bytes");
   MailServerReport report = server->Report();
   EXPECT_EQ(report.too_large, 1u);
   EXPECT_EQ(report.uploads, 0u);
   EXPECT_EQ(report.remaining, 1u);  // Not deleted upstream: nothing was lost.
 }
 
+TEST_F(DeliverySizesTest, AnUploadTheServerHasNoRoomForIsAClearErrorNotRetried) {
+  constexpr size_t kSealed = (10 << 10) + 16;  // A message and its encryption tag.
+  auto server = StartServer(3, 10 << 10, {.max_outgoing_bytes = 2 * kSealed + 100});
+  ExpectClearErrorNotRetried(*server, "507, the server's storage is full", "max_outgoing_bytes");
+  MailServerReport report = server->Report();
+  EXPECT_EQ(report.storage_full, 1u);
+  EXPECT_EQ(report.uploads, 2u);
+}
+
 TEST_F(DeliverySizesTest, ASyncOverTheServersLimitIsAClearErrorNotRetried) {
   auto server = StartServer(3, 1 << 10, {.max_sync_bytes = 1 << 10});
-  auto store = OpenStore();
-  auto limiter = FixedLimiter(2);
-  RunResult result = RunBlobPath(options_, server->port(), *store, *limiter);
-  EXPECT_EQ(result.status.code(), StatusCode::kResourceExhausted) << result.status;
-  EXPECT_NE(result.status.message().find("POST /sync: 413"), std::string_view::npos)
-      << result.status;
-  EXPECT_NE(result.status.message().find("max_sync_bytes"), std::string_view::npos)
-      << result.status;
-  EXPECT_EQ(result.retries, 0u);
+  ExpectClearErrorNotRetried(*server, "POST /sync: 413", "max_sync_bytes");
   MailServerReport report = server->Report();
   EXPECT_EQ(report.too_large, 1u);
   EXPECT_EQ(report.syncs, 0u);

@@ -5,7 +5,6 @@ paging, DELETE 204, /metrics, /healthz) and a clean exit on SIGTERM, with the cl
 afterwards. Exits 77 (skipped) where ceph-mon or ceph-osd is not installed."""
 
 import argparse
-import http.client
 import os
 import re
 import shutil
@@ -14,30 +13,9 @@ import subprocess
 import sys
 import tempfile
 
+from server_test_client import Client, fail
+
 SKIPPED = 77
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-class Client:
-    """One keep-alive HTTP connection to the server."""
-
-    def __init__(self, port):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-
-    def send(self, method, path, body=None):
-        self.connection.request(method, path, body=body)
-        answer = self.connection.getresponse()
-        return answer.status, answer.read(), answer.headers
-
-    def expect(self, method, path, status, body=None):
-        got, payload, headers = self.send(method, path, body)
-        if got != status:
-            fail("%s %s answered %d, expected %d: %r" % (method, path, got, status, payload[:200]))
-        return payload, headers
 
 
 def protocol_checks(client):

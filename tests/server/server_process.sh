@@ -4,12 +4,14 @@
 #   source "$(dirname "${BASH_SOURCE[0]}")/server_process.sh"
 #   make_work_dir overload
 #   start_server "$bin_dir" --data-dir "$work/data" ...   # sets server_pid and port
+#   server_launcher=(taskset -c 0)                        # optional: runs the server under it
 #   stop_server                                           # SIGTERM; sets server_status
 #   field ok_per_s < load.json                            # a number from blobtune-load --json
 
 make_work_dir() {
   work=$(mktemp -d "/tmp/blobtune-$1-XXXXXX")
   server_pid=""
+  server_launcher=()
   trap 'if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid"; fi; rm -rf "$work"' EXIT
 }
 
@@ -22,7 +24,7 @@ start_server() {
   local pipe="$work/server.pipe" line deadline=$((SECONDS + 10))
   rm -f "$pipe"
   mkfifo "$pipe"
-  "$bin_dir/blobtune-server" --listen 127.0.0.1:0 "$@" > "$pipe" 2>&1 &
+  "${server_launcher[@]}" "$bin_dir/blobtune-server" --listen 127.0.0.1:0 "$@" > "$pipe" 2>&1 &
   server_pid=$!
   exec {server_out}< "$pipe"  # Opens once the server's side is open.
   : > "$work/server.log"

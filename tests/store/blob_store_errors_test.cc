@@ -1,5 +1,7 @@
 // BlobStore on bad input and bad disks: each case is a Status whose message says what is wrong.
+#include <fcntl.h>
 #include <lmdb.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -261,6 +263,44 @@ TEST_F(BlobStoreErrorsTest, SecondOpenOfTheSameDirectoryIsRefused) {
   EXPECT_TRUE(BlobStore::Open(Options()).ok());
 }
 
+// Another process's store is stood in for by a second open file description of the lock file:
+// flock(2) locks of two descriptions conflict even within one process.
+TEST_F(BlobStoreErrorsTest, StoreLockedByAnotherProcessIsRefusedAtOnceNamingItsPid) {
+  auto store = OpenStore(Options());
+  store.reset();  // The directory and its lock file exist now, unlocked.
+  const std::string lock_file = Options().directory + "/blobtune.lock";
+  const int holder = ::open(lock_file.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(holder, 0);
+  ASSERT_EQ(::flock(holder, LOCK_EX | LOCK_NB), 0);
+  ASSERT_EQ(::ftruncate(holder, 0), 0);
+  ASSERT_EQ(::pwrite(holder, "4242\n", 5, 0), 5);
+
+  StatusOr<std::unique_ptr<BlobStore>> second = BlobStore::Open(Options());
+  EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(Contains(second.status(), "'" + Options().directory + "'")) << second.status();
+  EXPECT_TRUE(Contains(second.status(), "another process (pid 4242")) << second.status();
+
+  ASSERT_EQ(::ftruncate(holder, 0), 0);  // A holder that has not written its pid yet.
+  second = BlobStore::Open(Options());
+  EXPECT_TRUE(Contains(second.status(), "pid unknown")) << second.status();
+
+  ::close(holder);  // As the kernel does when the holder dies, kill -9 included.
+  EXPECT_TRUE(BlobStore::Open(Options()).ok());
+}
+
+TEST_F(BlobStoreErrorsTest, StaleLockFileOfADeadProcessDoesNotBlockAndGetsOurPid) {
+  auto store = OpenStore(Options());
+  store.reset();
+  const std::string lock_file = Options().directory + "/blobtune.lock";
+  std::ofstream(lock_file, std::ios::trunc) << "999999999\n";  // Unlocked: its holder is gone.
+  store = OpenStore(Options());
+  ASSERT_NE(store, nullptr);
+  std::ifstream in(lock_file);
+  std::string pid;
+  in >> pid;
+  EXPECT_EQ(pid, std::to_string(::getpid()));
+}
+
 TEST_F(BlobStoreErrorsTest, FullMapAtTheMaximumIsResourceExhaustedAndLosesNothing) {
   StoreOptions o = Options();
   o.initial_map_size_bytes = size_t{1} << 20;
@@ -274,7 +314,10 @@ TEST_F(BlobStoreErrorsTest, FullMapAtTheMaximumIsResourceExhaustedAndLosesNothin
     stored.push_back("b" + std::to_string(i));
   }
   ASSERT_EQ(last.code(), StatusCode::kResourceExhausted) << last;
+  EXPECT_TRUE(last.message().starts_with("map full:")) << last;
+  EXPECT_TRUE(Contains(last, "'" + o.directory + "'")) << last;
   EXPECT_TRUE(Contains(last, "max_map_size_bytes")) << last;
+  EXPECT_FALSE(IsOverload(last));
   EXPECT_GT(stored.size(), 5u);
   EXPECT_EQ(store->Stats().map_size_bytes, size_t{2} << 20);
   for (size_t i = 0; i < stored.size(); ++i) {

@@ -38,7 +38,8 @@
 //        IsOverload(status): full write queue,  -> Permit::Dropped()
 //          all reader slots in use, deadline
 //        anything else (NOT_FOUND, INVALID_ARGUMENT, DATA_LOSS, a blob over the maximum, a map
-//          at its maximum size, CANCELLED)      -> ignored: it says nothing about the load
+//          at its maximum size, a full disk,    -> ignored: it says nothing about the load
+//          CANCELLED)
 //   4. The handler runs on its associated executor (default: the `io` executor), never inside the
 //      initiating call.
 //

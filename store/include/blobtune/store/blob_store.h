@@ -21,8 +21,19 @@
 // the convenience forms visible.
 // Asynchronous access through tuner limiters (Boost.Asio): see async_blob_store.h.
 //
-// Thread-safety: all methods are safe to call from any number of threads at once. Only one
-// BlobStore may have a given directory open in a process (LMDB's rule); Open refuses a second.
+// A full disk: a write that finds no room on the file system holding the store fails with
+// RESOURCE_EXHAUSTED whose message starts "disk full:" and names the directory (a map at
+// max_map_size_bytes: "map full:"). Such a write was NOT applied (LMDB makes a commit visible only
+// by its last step, the meta page, after the data pages are written and synced, and those are
+// what fails on a full disk), so sending it again is safe. Reads go on as before; writes succeed
+// again by themselves once deleted blobs or freed disk space make room (LMDB reuses the pages a
+// delete frees from the second commit after it on: a put right after a single delete may still
+// find no room). Not overload (IsOverload is false): fewer concurrent writes would not make room.
+//
+// Thread-safety: all methods are safe to call from any number of threads at once. One BlobStore
+// at a time may have a given directory open, in one process: Open refuses a second in the same
+// process or in another one (a lock file, blobtune.lock, that the kernel releases when its
+// process ends, however it ends).
 #ifndef BLOBTUNE_STORE_BLOB_STORE_H_
 #define BLOBTUNE_STORE_BLOB_STORE_H_
 
@@ -157,8 +168,9 @@ using ReadCallback = std::function<void(StatusOr<Blob>)>;
 // Whether a failure returned by a BlobStore says the store is overloaded (more concurrent
 // accesses than it can serve now) rather than that the request was wrong or the data is bad:
 // RESOURCE_EXHAUSTED from a full write queue or from all LMDB reader slots in use,
-// DEADLINE_EXCEEDED and UNAVAILABLE. A blob over max_blob_size_bytes or a map at its maximum
-// size is RESOURCE_EXHAUSTED too, but not overload: fewer concurrent accesses would not help.
+// DEADLINE_EXCEEDED and UNAVAILABLE. A blob over max_blob_size_bytes, a map at its maximum size
+// or a full disk is RESOURCE_EXHAUSTED too, but not overload: fewer concurrent accesses would not
+// help.
 // A limiter should count an overloaded access as dropped (AsyncBlobStore does).
 bool IsOverload(const Status& status) noexcept;
 
@@ -186,7 +198,8 @@ class BlobStore {
   // Opens (creating when missing) the store described by `options`.
   // Errors: INVALID_ARGUMENT for bad options or a directory that is not a writable directory,
   // NOT_FOUND for a missing directory without create_if_missing, DATA_LOSS for a data file that
-  // is not an LMDB database or is corrupt, ALREADY_EXISTS if this process has it open already.
+  // is not an LMDB database or is corrupt, ALREADY_EXISTS if this process or another one has
+  // it open already (naming the directory, and the other process's pid when it is known).
   static StatusOr<std::unique_ptr<BlobStore>> Open(const StoreOptions& options);
 
   BlobStore() = default;
@@ -200,11 +213,13 @@ class BlobStore {
   // the commit is durable (see StoreOptions::durability). On ok, `*outcome` (when not null) says
   // whether a blob with that id existed in the put's own transaction (PutOutcome).
   // Errors: INVALID_ARGUMENT (unknown namespace, empty id, id over the LMDB key limit of 511
-  // bytes), RESOURCE_EXHAUSTED (blob over max_blob_size_bytes, map at max_map_size_bytes, write
-  // queue full), CANCELLED (store closing), or what the commit reported.
+  // bytes), RESOURCE_EXHAUSTED (blob over max_blob_size_bytes, map at max_map_size_bytes, disk
+  // full: see the top of this file; write queue full), CANCELLED (store closing), or what the
+  // commit reported.
   virtual Status Put(std::string_view ns, std::string_view id, std::span<const std::byte> bytes,
                      uint32_t user_flags = 0, PutOutcome* outcome = nullptr) = 0;
-  // Removes a blob; NOT_FOUND if there was none. Durable like Put.
+  // Removes a blob; NOT_FOUND if there was none. Durable like Put. On a full disk a delete
+  // usually succeeds (it reuses pages the store freed before), but may fail like a Put.
   virtual Status Erase(std::string_view ns, std::string_view id) = 0;
 
   // A copy of the blob's bytes, verified against its checksum unless `options` say otherwise

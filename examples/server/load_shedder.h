@@ -1,0 +1,55 @@
+// LoadShedder: refuses a request at once, before it queues for a permit, when queueing could only
+// end in a refusal later. Refusing early is what keeps an overloaded server at its capacity: a
+// request that waits for a permit costs a queue entry, a strand and a timer, and under overload
+// most requests are refused, so their cost comes out of what the admitted ones need.
+//
+//   LoadShedder writes(write_limiter, "writes", options.wait_deadline);
+//   if (Status shed = writes.Admit(now); !shed.ok()) return 503;   // at once, nothing queued
+//   StatusOr<Permit> permit = co_await AsyncAcquire(...);
+//   writes.Observe(permit.status(), now);
+//
+// The rule: while a wait for a permit has timed out within the last `window` (the limiter lets
+// through less than arrives), a request that finds a whole limit's worth of requests waiting
+// already is refused at once: each permit freed goes to one of those, so it would wait only to
+// time out. Otherwise it queues as usual (bursts the limit absorbs still wait), and the limiter's
+// own shedding (LimiterOptions::overload_wait) bounds its wait.
+//
+// Thread-safety: not thread-safe; the server calls it from its event-loop thread only.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
+#define BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
+
+#include <optional>
+#include <string>
+
+#include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/status.h"
+
+namespace blobtune::server {
+
+class LoadShedder {
+ public:
+  // `limiter` (not owned; may be null: admits everything) gates what `what` names ("writes").
+  LoadShedder(tuner::Limiter* limiter, std::string what, Duration window)
+      : limiter_(limiter), what_(std::move(what)), window_(window) {}
+  LoadShedder(const LoadShedder&) = delete;
+  LoadShedder& operator=(const LoadShedder&) = delete;
+  ~LoadShedder() = default;
+
+  // OK: go on and wait for a permit. UNAVAILABLE (answered 503): refused now, and the limiter
+  // has counted the refusal (a failed TryAcquire) as demand it shed.
+  Status Admit(TimePoint now);
+  // How a wait for a permit (or an access that began with one) ended: DEADLINE_EXCEEDED is a
+  // timed-out wait.
+  void Observe(const Status& status, TimePoint now);
+
+ private:
+  tuner::Limiter* const limiter_;
+  const std::string what_;
+  const Duration window_;
+  std::optional<TimePoint> last_timeout_;
+};
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
