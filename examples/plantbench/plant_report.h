@@ -1,7 +1,7 @@
 // The plant bench's outputs: the JSON other tools read, and the tables people read.
 //
 // JSON (names are an interface; keep them; numbers rounded to 4 significant digits):
-//   {"default_algorithm": "knee", "repetitions": 3, "seconds": 2, "warmup_seconds": 1,
+//   {"default_algorithm": "marginal", "repetitions": 3, "seconds": 2, "warmup_seconds": 1,
 //    "plants": [{"name": "lmdb_put_1k",
 //      "oracle": {"limit": 16, "throughput": 5210, "p99_ms": 4.1},
 //      "sweep": [{"limit": 1, "throughput": 610, "p99_ms": 2.0,

@@ -1,7 +1,7 @@
 // The workbench's outputs: the JSON other tools read, and the table people read.
 //
 // JSON (names are an interface; keep them; docs/WORKLOADS.md describes each):
-//   {"default_algorithm": "knee",
+//   {"default_algorithm": "marginal",
 //    "workloads": [{"name": "...",
 //      "phases": [{"start_s": 0, "end_s": 60,
 //                  "oracle": {"limit": 11, "throughput": 480.0, "p99_ms": 25.1}}],

@@ -5,7 +5,7 @@
 #
 # Usage: tests/server/compare_limits.sh --bin-dir build/bin [--runs 3] [--seconds 5]
 #          [--connections 64] [--size 16384] [--put-fraction 0.5]
-#          [--algorithms "knee fixed:limit=1 fixed:limit=4 fixed:limit=16 fixed:limit=64"]
+#          [--algorithms "marginal fixed:limit=1 fixed:limit=4 fixed:limit=16 fixed:limit=64"]
 set -euo pipefail
 
 bin_dir=""
@@ -14,7 +14,7 @@ seconds=5
 connections=64
 size=16384
 put_fraction=0.5
-algorithms="knee gradient2 fixed:limit=1 fixed:limit=4 fixed:limit=16 fixed:limit=64"
+algorithms="marginal gradient2 fixed:limit=1 fixed:limit=4 fixed:limit=16 fixed:limit=64"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) bin_dir="$2"; shift 2 ;;
