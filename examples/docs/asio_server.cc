@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   auto make_limiter = [&](std::string name) {         // reads and writes tune apart
     tuner::LimiterOptions options;                    // the default algorithm
     options.observer = registry.AddLimiter(std::move(name)).value();  // exported whole
-    options.queue_order = tuner::QueueOrder::kLifo;   // under overload, fresh requests win
+    options.queue_order = tuner::QueueOrder::kAdaptive;  // fresh requests first under overload
     options.max_queue = 256;                          // more waiters: fail at once
     options.overload_wait = std::chrono::milliseconds(10);  // once waits time out: shed fast
     return tuner::Limiter::Create(std::move(options)).value();

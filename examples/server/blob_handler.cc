@@ -112,11 +112,12 @@ bool BlobHandler::KnowsNamespace(std::string_view ns) const {
 asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(TimePoint deadline) {
   tuner::Limiter* writes = blobs_.write_limiter();
   if (writes == nullptr) co_return tuner::Permit();
-  if (Status shed = write_shedder_.Admit(Clock::Steady().Now()); !shed.ok()) co_return shed;
+  const TimePoint started = Clock::Steady().Now();
+  if (Status shed = write_shedder_.Admit(started); !shed.ok()) co_return shed;
   auto io = co_await asio::this_coro::executor;
   StatusOr<tuner::Permit> permit =
       co_await tuner::AsyncAcquire(*writes, io, deadline, asio::use_awaitable);
-  write_shedder_.Observe(permit.status(), Clock::Steady().Now());
+  write_shedder_.Observe(permit.status(), started, Clock::Steady().Now(), deadline);
   co_return permit;
 }
 
@@ -172,15 +173,20 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, Preconditions conditi
       route.kind == RouteKind::kList) {
     shedder = &read_shedder_;
   }
+  const TimePoint started = Clock::Steady().Now();
   if (shedder != nullptr) {
-    if (Status shed = shedder->Admit(Clock::Steady().Now()); !shed.ok()) {
+    if (Status shed = shedder->Admit(started); !shed.ok()) {
       co_return ErrorResponse(shed, retry, keep_alive);
     }
   }
   Response response = co_await Answer(std::move(route), std::move(conditions), deadline, keep_alive);
-  // A 503 from a store access that began with a permit wait is that wait's timeout.
-  if (shedder != nullptr && response.result() == http::status::service_unavailable) {
-    shedder->Observe(Status::DeadlineExceeded("no permit in time"), Clock::Steady().Now());
+  // A 503 from a store access that began with a permit wait is that wait's timeout; any other
+  // answer came after a permit (its time counts as the wait's, an upper bound).
+  if (shedder != nullptr) {
+    shedder->Observe(response.result() == http::status::service_unavailable
+                         ? Status::DeadlineExceeded("no permit in time")
+                         : Status::Ok(),
+                     started, Clock::Steady().Now(), deadline);
   }
   co_return response;
 }

@@ -6,7 +6,9 @@
 namespace blobtune::server {
 
 Status LoadShedder::Admit(TimePoint now) {
-  if (limiter_ == nullptr || !last_timeout_ || now - *last_timeout_ > window_) return Status::Ok();
+  if (limiter_ == nullptr || !slow_ || !last_timeout_ || now - *last_timeout_ > window_) {
+    return Status::Ok();
+  }
   const size_t waiting = limiter_->queue_length();
   const int limit = std::max(1, limiter_->limit());
   if (waiting < static_cast<size_t>(limit)) return Status::Ok();
@@ -18,8 +20,14 @@ Status LoadShedder::Admit(TimePoint now) {
                              " that may run at once");
 }
 
-void LoadShedder::Observe(const Status& status, TimePoint now) {
-  if (status.code() == StatusCode::kDeadlineExceeded) last_timeout_ = now;
+void LoadShedder::Observe(const Status& status, TimePoint started, TimePoint now,
+                          TimePoint deadline) {
+  if (status.ok()) {
+    slow_ = now - started >= (deadline - started) / 2;
+  } else if (status.code() == StatusCode::kDeadlineExceeded && now >= deadline) {
+    last_timeout_ = now;  // A wait the limiter cut short says nothing new.
+    slow_ = true;
+  }
 }
 
 }  // namespace blobtune::server

@@ -5,14 +5,16 @@
 //
 //   LoadShedder writes(write_limiter, "writes", options.wait_deadline);
 //   if (Status shed = writes.Admit(now); !shed.ok()) return 503;   // at once, nothing queued
-//   StatusOr<Permit> permit = co_await AsyncAcquire(...);
-//   writes.Observe(permit.status(), now);
+//   StatusOr<Permit> permit = co_await AsyncAcquire(..., deadline, ...);
+//   writes.Observe(permit.status(), started, Clock::Steady().Now(), deadline);
 //
-// The rule: while a wait for a permit has timed out within the last `window` (the limiter lets
-// through less than arrives), a request that finds a whole limit's worth of requests waiting
-// already is refused at once: each permit freed goes to one of those, so it would wait only to
-// time out. Otherwise it queues as usual (bursts the limit absorbs still wait), and the limiter's
-// own shedding (LimiterOptions::overload_wait) bounds its wait.
+// The rule: while a wait for a permit ran out its whole deadline within the last `window` (the
+// limiter lets through less than arrives) and the last permit granted took at least half of
+// the time its request had, a request that finds a whole limit's worth of requests waiting
+// already is refused at once: it would wait only to time out. Otherwise it queues as usual:
+// bursts the limit absorbs still wait, and so does a steady demand above the limit whose queue
+// moves fast (a closed loop of more callers than the limit), whatever timeouts a stall of the
+// store caused. The limiter's own shedding (LimiterOptions::overload_wait) bounds the wait.
 //
 // Thread-safety: not thread-safe; the server calls it from its event-loop thread only.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
@@ -39,15 +41,17 @@ class LoadShedder {
   // OK: go on and wait for a permit. UNAVAILABLE (answered 503): refused now, and the limiter
   // has counted the refusal (a failed TryAcquire) as demand it shed.
   Status Admit(TimePoint now);
-  // How a wait for a permit (or an access that began with one) ended: DEADLINE_EXCEEDED is a
-  // timed-out wait.
-  void Observe(const Status& status, TimePoint now);
+  // How a wait for a permit (or an access that began with one) that began at `started` with
+  // `deadline` ended at `now`: OK (granted), DEADLINE_EXCEEDED (timed out), or another failure
+  // (no sign of load either way).
+  void Observe(const Status& status, TimePoint started, TimePoint now, TimePoint deadline);
 
  private:
   tuner::Limiter* const limiter_;
   const std::string what_;
   const Duration window_;
-  std::optional<TimePoint> last_timeout_;
+  std::optional<TimePoint> last_timeout_;  // Of a wait that ran out its whole deadline.
+  bool slow_ = false;  // The last granted wait took at least half of the time it had.
 };
 
 }  // namespace blobtune::server

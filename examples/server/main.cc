@@ -91,7 +91,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string namespaces = "default";
   std::string max_blob = "4M";
   std::string map_size = "64M";
-  std::string queue_order = "lifo";
+  std::string queue_order = "adaptive";
   std::string durability = "durable";
   std::string store = "lmdb";
   int64_t wait_ms = options->wait_deadline.count();
@@ -144,7 +144,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "max-queue", po::value(&options->max_queue)->default_value(options->max_queue),
       "requests that may wait for a permit at once, per limiter; more get 503 at once")(
       "queue-order", po::value(&queue_order)->default_value(queue_order),
-      "lifo (fresh requests first under overload) or fifo")(
+      "adaptive (oldest first, newest first while overloaded), fifo or lifo")(
       "header-timeout-ms", po::value(&header_ms)->default_value(header_ms),
       "a waiting connection must deliver a whole request header within this")(
       "body-timeout-ms", po::value(&body_ms)->default_value(body_ms),
@@ -202,12 +202,14 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
     return bad("--initial-map-size must be a size like 64M, not '" + map_size + "'");
   }
   options->initial_map_size_bytes = *map;
-  if (queue_order == "lifo") {
+  if (queue_order == "adaptive") {
+    options->queue_order = tuner::QueueOrder::kAdaptive;
+  } else if (queue_order == "lifo") {
     options->queue_order = tuner::QueueOrder::kLifo;
   } else if (queue_order == "fifo") {
     options->queue_order = tuner::QueueOrder::kFifo;
   } else {
-    return bad("--queue-order must be lifo or fifo, not '" + queue_order + "'");
+    return bad("--queue-order must be adaptive, fifo or lifo, not '" + queue_order + "'");
   }
   if (durability == "durable") {
     options->durability = store::Durability::kDurable;

@@ -77,10 +77,12 @@ struct ServerOptions {
   std::string algorithm;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.
   size_t max_queue = 256;
-  // Which waiter a freed permit goes to. LIFO under overload: fresh requests are served within
-  // the deadline and stale ones time out, instead of every request waiting almost the whole
-  // deadline. Default: LIFO.
-  tuner::QueueOrder queue_order = tuner::QueueOrder::kLifo;
+  // Which waiter a freed permit goes to. Adaptive: the oldest while waits are met, so that a
+  // steady demand above the limit waits its turn; the newest under overload, so that fresh
+  // requests are served within the deadline and stale ones time out, instead of every request
+  // waiting almost the whole deadline (plain LIFO starves the oldest waiters of any queue that
+  // never empties). Default: adaptive.
+  tuner::QueueOrder queue_order = tuner::QueueOrder::kAdaptive;
   // Threads that run blob reads (LMDB read transactions). Default: 2.
   int read_threads = 2;
   // When a PUT's commit reaches the disk. Default: kDurable (acknowledged PUTs survive a crash).

@@ -58,10 +58,15 @@ TEST_F(LoadShedderTest, AFullQueueWithoutRecentTimeoutsStillQueues) {
   EXPECT_TRUE(shedder.Admit(clock_.Now()).ok());
 }
 
+// A wait that began `waited` ago with a deadline of 100 ms ended now, with `status`.
+void ObserveWait(LoadShedder& shedder, const Status& status, TimePoint now, milliseconds waited) {
+  shedder.Observe(status, now - waited, now, now - waited + milliseconds(100));
+}
+
 TEST_F(LoadShedderTest, AfterATimeoutAFullQueueIsRefusedAtOnceUntilAWindowPasses) {
   LoadShedder shedder(limiter_.get(), "writes", milliseconds(100));
   Saturate(2);
-  shedder.Observe(Status::DeadlineExceeded("no permit"), clock_.Now());
+  ObserveWait(shedder, Status::DeadlineExceeded("no permit"), clock_.Now(), milliseconds(100));
   clock_.Advance(milliseconds(60));
   Status refused = shedder.Admit(clock_.Now());
   EXPECT_EQ(refused.code(), StatusCode::kUnavailable) << refused;
@@ -74,21 +79,36 @@ TEST_F(LoadShedderTest, AfterATimeoutAFullQueueIsRefusedAtOnceUntilAWindowPasses
 TEST_F(LoadShedderTest, AfterATimeoutAShortQueueStillQueues) {
   LoadShedder shedder(limiter_.get(), "reads", milliseconds(100));
   Saturate(1);
-  shedder.Observe(Status::DeadlineExceeded("no permit"), clock_.Now());
+  ObserveWait(shedder, Status::DeadlineExceeded("no permit"), clock_.Now(), milliseconds(100));
   EXPECT_TRUE(shedder.Admit(clock_.Now()).ok());
 }
 
-TEST_F(LoadShedderTest, OtherFailuresAreNoTimeouts) {
+TEST_F(LoadShedderTest, AQueueThatMovesFastAfterAStallStillQueues) {
+  // A closed loop of more callers than the limit: a long queue, but each wait is short. A
+  // stall of the store made one wait run out; the next grant waited 10 of its 100 ms.
   LoadShedder shedder(limiter_.get(), "writes", milliseconds(100));
   Saturate(2);
-  shedder.Observe(Status::NotFound("no blob"), clock_.Now());
-  shedder.Observe(Status::ResourceExhausted("disk full"), clock_.Now());
+  ObserveWait(shedder, Status::DeadlineExceeded("no permit"), clock_.Now(), milliseconds(100));
+  clock_.Advance(milliseconds(5));
+  ObserveWait(shedder, Status::Ok(), clock_.Now(), milliseconds(10));
+  EXPECT_TRUE(shedder.Admit(clock_.Now()).ok());
+  ObserveWait(shedder, Status::Ok(), clock_.Now(), milliseconds(60));  // Slow again.
+  EXPECT_EQ(shedder.Admit(clock_.Now()).code(), StatusCode::kUnavailable);
+}
+
+TEST_F(LoadShedderTest, AWaitCutShortOrOtherFailuresAreNoTimeouts) {
+  LoadShedder shedder(limiter_.get(), "writes", milliseconds(100));
+  Saturate(2);
+  // Cut to 10 ms by the limiter's own shedding: it did not run out its deadline.
+  ObserveWait(shedder, Status::DeadlineExceeded("no permit"), clock_.Now(), milliseconds(10));
+  ObserveWait(shedder, Status::NotFound("no blob"), clock_.Now(), milliseconds(100));
+  ObserveWait(shedder, Status::ResourceExhausted("disk full"), clock_.Now(), milliseconds(100));
   EXPECT_TRUE(shedder.Admit(clock_.Now()).ok());
 }
 
 TEST(LoadShedderWithoutLimiterTest, AdmitsEverything) {
   LoadShedder shedder(nullptr, "writes", milliseconds(100));
-  shedder.Observe(Status::DeadlineExceeded("no permit"), TimePoint());
+  shedder.Observe(Status::DeadlineExceeded("no permit"), TimePoint(), TimePoint(), TimePoint());
   EXPECT_TRUE(shedder.Admit(TimePoint()).ok());
 }
 

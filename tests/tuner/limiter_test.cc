@@ -429,13 +429,34 @@ TEST_F(LimiterTest, AWindowWithoutTimeoutsEndsTheOverload) {
   clock_.Advance(milliseconds(99));
   QueuedAcquirer shed(*limiter, std::chrono::hours(1));  // t = 149: still within the window.
   clock_.Advance(milliseconds(10));
-  EXPECT_EQ(shed.Result().code(), StatusCode::kDeadlineExceeded);  // A timeout at t = 159.
-  clock_.Advance(milliseconds(100));
-  QueuedAcquirer calm(*limiter, std::chrono::hours(1));  // t = 259: a whole window without one.
+  EXPECT_EQ(shed.Result().code(), StatusCode::kDeadlineExceeded);  // Cut short at t = 159.
+  // That wait was cut, not waited out: the window ran from t = 50 and is over.
+  QueuedAcquirer calm(*limiter, std::chrono::hours(1));  // t = 159.
   clock_.Advance(milliseconds(20));
   EXPECT_EQ(limiter->queue_length(), 1u);  // Not cut to 10 ms.
   held.reset();
   EXPECT_TRUE(calm.Result().ok());
+}
+
+TEST_F(LimiterTest, AWaitThatRunsOutItsOwnShortDeadlineKeepsTheOverload) {
+  auto limiter =
+      MakeLimiter(1, {.overload_wait = milliseconds(10), .overload_window = milliseconds(100)});
+  std::optional<Permit> held = limiter->TryAcquire();
+  {
+    QueuedAcquirer first(*limiter, milliseconds(50));
+    clock_.Advance(milliseconds(50));
+    EXPECT_EQ(first.Result().code(), StatusCode::kDeadlineExceeded);  // t = 50.
+  }
+  clock_.Advance(milliseconds(95));
+  {
+    QueuedAcquirer brief(*limiter, milliseconds(5));  // t = 145: its own 5 ms, not cut.
+    clock_.Advance(milliseconds(5));
+    EXPECT_EQ(brief.Result().code(), StatusCode::kDeadlineExceeded);  // A timeout at t = 150.
+  }
+  clock_.Advance(milliseconds(50));
+  QueuedAcquirer late(*limiter, std::chrono::hours(1));  // t = 200: within 100 ms of t = 150.
+  clock_.Advance(milliseconds(10));
+  EXPECT_EQ(late.Result().code(), StatusCode::kDeadlineExceeded);  // Cut to 10 ms.
 }
 
 TEST_F(LimiterTest, ACancelledWaiterIsNoSignOfOverload) {
@@ -483,6 +504,22 @@ TEST_F(LimiterTest, FifoGrantsInArrivalOrder) {
 TEST_F(LimiterTest, LifoGrantsTheNewestFirst) {
   auto limiter = MakeLimiter(1, {.queue_order = QueueOrder::kLifo});
   EXPECT_EQ(GrantOrder(*limiter, 4), (std::vector<int>{3, 2, 1, 0}));
+}
+
+TEST_F(LimiterTest, AdaptiveGrantsInArrivalOrderUntilAWaitRunsOut) {
+  auto limiter = MakeLimiter(1, {.queue_order = QueueOrder::kAdaptive,
+                                 .overload_window = milliseconds(100)});
+  EXPECT_EQ(GrantOrder(*limiter, 4), (std::vector<int>{0, 1, 2, 3}));
+  std::optional<Permit> held = limiter->TryAcquire();
+  {
+    QueuedAcquirer first(*limiter, milliseconds(50));
+    clock_.Advance(milliseconds(50));
+    EXPECT_EQ(first.Result().code(), StatusCode::kDeadlineExceeded);  // Overloaded from t = 50.
+  }
+  held.reset();
+  EXPECT_EQ(GrantOrder(*limiter, 4), (std::vector<int>{3, 2, 1, 0}));  // Newest first.
+  clock_.Advance(milliseconds(100));
+  EXPECT_EQ(GrantOrder(*limiter, 4), (std::vector<int>{0, 1, 2, 3}));  // A calm window later.
 }
 
 TEST_F(LimiterTest, WaitersWakeWhenTheLimitGrows) {

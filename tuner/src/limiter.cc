@@ -200,7 +200,7 @@ void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   waiters_.fetch_sub(1, std::memory_order_relaxed);
   w.state = Waiter::State::kFailed;
   w.failure = why;
-  if (why == AcquireFailure::kTimeout) last_queue_timeout_ = clock_.Now();
+  if (why == AcquireFailure::kTimeout && w.full_wait) last_queue_timeout_ = clock_.Now();
   w.Notify();
 }
 
@@ -213,13 +213,16 @@ std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
   assert(w.state == Waiter::State::kIdle);
   if (queue_->size() >= max_queue_) return std::nullopt;
   const TimePoint now = clock_.Now();
-  if (overload_wait_ != Duration::max() && last_queue_timeout_ &&
-      now - *last_queue_timeout_ < overload_window_) {
-    deadline = std::min(deadline, now + overload_wait_);
+  const bool overloaded = last_queue_timeout_ && now - *last_queue_timeout_ < overload_window_;
+  w.full_wait = true;
+  if (overloaded && overload_wait_ != Duration::max() && now + overload_wait_ < deadline) {
+    deadline = now + overload_wait_;
+    w.full_wait = false;
   }
   w.queued_at = now;
   w.state = Waiter::State::kWaiting;
-  if (queue_order_ == QueueOrder::kFifo) {
+  if (queue_order_ == QueueOrder::kFifo ||
+      (queue_order_ == QueueOrder::kAdaptive && !overloaded)) {
     queue_->PushBack(&w);
   } else {
     queue_->PushFront(&w);

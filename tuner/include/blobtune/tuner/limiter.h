@@ -62,6 +62,12 @@ class WaitQueue;
 enum class QueueOrder {
   kFifo,  // The longest waiting: fair, bounded wait.
   kLifo,  // The newest: under sustained overload, fresh requests succeed while stale ones time out.
+          // Whenever demand stays above the limit (a closed loop of more callers than the limit)
+          // the oldest waiters starve until their deadline.
+  // The longest waiting, but the newest while overloaded (a queued acquirer waited out its
+  // deadline within the last overload_window): adaptive LIFO, fair in a steady queue and
+  // fresh-first under overload.
+  kAdaptive,
 };
 
 struct LimiterOptions {
@@ -84,11 +90,15 @@ struct LimiterOptions {
   // means more arrives than the limit lets through within the deadline; from then on the
   // excess is refused promptly instead of each request waiting out its whole deadline first,
   // until a whole window passes without a timeout. Bursts the limit absorbs still wait up to
-  // their deadline. (A queue that has not been empty for a while is the classic signal, but
-  // group commits release permits in batches that empty the queue many times a second under
-  // overload.) Default: off (Duration::max()).
+  // their deadline. Only an acquirer that waited out its own deadline counts as such a timeout,
+  // not one whose wait this cut short: a queue whose waits are short (a limit below a steady
+  // demand, as in a closed loop) leaves the state when the window ends, instead of each cut
+  // wait that runs out keeping it alive. (A queue that has not been empty for a while is the
+  // classic signal, but group commits release permits in batches that empty the queue many
+  // times a second under overload.) Default: off (Duration::max()).
   Duration overload_wait = Duration::max();
-  // Default: 100 ms. REQUIRES: >= 0, like overload_wait.
+  // How long the overload lasts after an acquirer waited out its deadline, for overload_wait
+  // and QueueOrder::kAdaptive. Default: 100 ms. REQUIRES: >= 0, like overload_wait.
   Duration overload_window = std::chrono::milliseconds(100);
   // Completions per second below which every permit is timed. Above it, one permit in
   // `stride` (a power of two) is, so that about this many samples per second reach the
