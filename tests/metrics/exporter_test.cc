@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/blocking_http_client.h"
 #include "test_support.h"

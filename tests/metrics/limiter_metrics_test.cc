@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "test_support.h"
 

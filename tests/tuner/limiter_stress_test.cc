@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "scripted_algorithm.h"
 
