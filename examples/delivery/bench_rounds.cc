@@ -5,6 +5,7 @@
 
 #include "blobtune/store/blob_store.h"
 #if BLOBTUNE_HAVE_RADOS
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/rados_blob_store.h"
 #endif
 #include "blobtune/tuner/algorithm_registry.h"
@@ -64,7 +65,7 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenRunStore(const BenchConfig& conf
 #endif
   }
   fs::remove_all(dir);
-  store::StoreOptions options;
+  store::LmdbStoreOptions options;
   options.directory = dir.string();
   options.namespaces = Namespaces();
   options.durability = config.durable ? store::Durability::kDurable : store::Durability::kNoSync;
@@ -73,7 +74,7 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenRunStore(const BenchConfig& conf
   // slow first touch of fresh memory (docs/LMDB.md).
   options.keep_heap_resident = true;
   options.observer = parts.store_observer;
-  return store::BlobStore::Open(options);
+  return store::OpenLmdbBlobStore(options);
 }
 
 // One delivery in a fresh store; checks that nothing was lost.

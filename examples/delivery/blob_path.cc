@@ -128,7 +128,7 @@ class BlobRun {
     ++finished_;
     if (status.ok()) {
       permit.Success(bytes);
-    } else if (store::IsOverload(status)) {
+    } else if (IsOverload(status)) {
       permit.Dropped();
     }
   }

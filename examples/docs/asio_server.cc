@@ -24,6 +24,7 @@
 
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/async_blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 
 namespace asio = boost::asio;
@@ -39,7 +40,7 @@ asio::awaitable<int> HandlePut(store::AsyncBlobStore& blobs, std::string id,
                                      arrived + std::chrono::milliseconds(100),
                                      asio::use_awaitable);
   if (s.ok()) co_return 201;                                     // durable: the commit is on disk
-  if (store::IsOverload(s) || tuner::IsLimiterOverload(s)) co_return 503;  // + Retry-After
+  if (IsOverload(s)) co_return 503;                              // + Retry-After
   if (s.code() == StatusCode::kResourceExhausted) co_return 507;  // disk (or map) full
   co_return s.code() == StatusCode::kInvalidArgument ? 400 : 500;
 }
@@ -60,10 +61,10 @@ int main(int argc, char** argv) {
   metrics::HttpMetrics* http = registry.AddHttpServer().value();  // answers, request durations
   registry.AddProcessMetrics();                                    // process_cpu_seconds_total, ...
 
-  store::StoreOptions store_options;
+  store::LmdbStoreOptions store_options;
   store_options.directory = argc > 1 ? argv[1] : "/tmp/blobtune-asio-server";
   store_options.observer = registry.AddStore("blobs").value();
-  std::unique_ptr<store::BlobStore> store = store::BlobStore::Open(store_options).value();
+  std::unique_ptr<store::BlobStore> store = store::OpenLmdbBlobStore(store_options).value();
   metrics::Attachment store_link = registry.FindStore("blobs")->Attach(*store);  // map gauges
 
   auto make_limiter = [&](std::string name) {         // reads and writes tune apart

@@ -9,6 +9,7 @@
 
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 
 blobtune::Status Run(const char* address, const char* directory) {
@@ -20,10 +21,10 @@ blobtune::Status Run(const char* address, const char* directory) {
   lo.observer = (*exporter)->AddLimiter("put").value();  // fixed at construction
   auto limiter = blobtune::tuner::Limiter::Create(std::move(lo)).value();  // exported whole
 
-  blobtune::store::StoreOptions so;
+  blobtune::store::LmdbStoreOptions so;
   so.directory = directory;
   so.observer = (*exporter)->AddStore("blobs").value();
-  auto store = blobtune::store::BlobStore::Open(so).value();
+  auto store = blobtune::store::OpenLmdbBlobStore(so).value();
   auto store_link = (*exporter)->registry().FindStore("blobs")->Attach(*store);  // map gauges
   // example end
 

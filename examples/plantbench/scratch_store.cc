@@ -9,6 +9,7 @@
 #include <string>
 
 #if BLOBTUNE_HAVE_RADOS
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/rados_blob_store.h"
 #endif
 
@@ -33,10 +34,10 @@ ScratchDir::~ScratchDir() {
 StatusOr<std::unique_ptr<ScratchStore>> ScratchStore::Open(std::string_view name) {
   StatusOr<std::unique_ptr<ScratchDir>> dir = ScratchDir::Create(name);
   if (!dir.ok()) return dir.status();
-  store::StoreOptions options;  // Defaults: durable, group commit.
+  store::LmdbStoreOptions options;  // Defaults: durable, group commit.
   options.directory = (*dir)->Sub("store");
   options.namespaces = {std::string(kNamespace)};
-  StatusOr<std::unique_ptr<store::BlobStore>> opened = store::BlobStore::Open(options);
+  StatusOr<std::unique_ptr<store::BlobStore>> opened = store::OpenLmdbBlobStore(options);
   if (!opened.ok()) return opened.status();
   return std::unique_ptr<ScratchStore>(new ScratchStore(*std::move(dir), "", *std::move(opened)));
 }

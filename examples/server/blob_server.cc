@@ -22,6 +22,7 @@
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
 #if BLOBTUNE_HAVE_RADOS
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/rados_blob_store.h"
 #endif
 #include "blobtune/tuner/algorithm_registry.h"
@@ -69,14 +70,14 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& optio
     return Status::InvalidArgument("this build has no RADOS store");
 #endif
   }
-  store::StoreOptions lmdb;
+  store::LmdbStoreOptions lmdb;
   lmdb.directory = options.data_dir;
   lmdb.namespaces = options.namespaces;
   lmdb.max_blob_size_bytes = options.max_blob_size_bytes;
   lmdb.initial_map_size_bytes = options.initial_map_size_bytes;
   lmdb.durability = options.durability;
   lmdb.observer = observer;
-  return store::BlobStore::Open(lmdb);
+  return store::OpenLmdbBlobStore(lmdb);
 }
 
 }  // namespace

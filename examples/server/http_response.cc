@@ -62,7 +62,7 @@ http::status HttpStatusOf(const Status& status) {
       // Load (a limiter's full queue, the store's full write queue or reader table) is 503; the
       // remaining RESOURCE_EXHAUSTED is a full disk or a map at its maximum size (a blob over the
       // maximum never gets here: the server refuses it from its Content-Length).
-      if (store::IsOverload(status) || tuner::IsLimiterOverload(status)) {
+      if (IsOverload(status)) {
         return http::status::service_unavailable;
       }
       return http::status::insufficient_storage;

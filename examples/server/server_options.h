@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blobtune/store/store_options.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status.h"
 
@@ -48,7 +48,7 @@ struct ServerOptions {
   // Largest PUT body, in bytes; a larger one gets 413 before its body is read. Default: 4 MiB.
   // Memory bound: about max_connections * max_blob_size_bytes of request bodies at once.
   size_t max_blob_size_bytes = size_t{4} << 20;
-  // kLmdb: the LMDB map size at open, in bytes (store::StoreOptions::initial_map_size_bytes);
+  // kLmdb: the LMDB map size at open, in bytes (store::LmdbStoreOptions::initial_map_size_bytes);
   // the map grows from there as the data does. Default: 64 MiB.
   size_t initial_map_size_bytes = size_t{64} << 20;
   // Connections served at once; one more is answered 503 and closed. Default: 512.

@@ -39,7 +39,7 @@ struct StageSpec {
   double per_wait_ms = 0.0;
   int max_batch = 1024;         // kBatch only: the most requests in one batch.
   // kBatch only: after a batch of n > 1, the idle writer waits up to this long for n requests
-  // to be waiting before it starts a smaller batch (StoreOptions::batch_refill_wait).
+  // to be waiting before it starts a smaller batch (LmdbStoreOptions::batch_refill_wait).
   double refill_wait_ms = 0.0;
   double scale = 1.0;           // Multiplies the whole service time ("latency x10"). Steppable.
   // Contention: once more than `contention_threshold` requests are in the stage (waiting or in

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "crc32c.h"
@@ -44,6 +45,24 @@ int64_t WallClockNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+Status ValidateNamespaces(std::string_view options, const std::vector<std::string>& namespaces) {
+  if (namespaces.empty()) {
+    return Status::InvalidArgument(std::string(options) +
+                                   "::namespaces is empty: declare at least one");
+  }
+  std::set<std::string_view> seen;
+  for (const std::string& ns : namespaces) {
+    if (ns.empty() || ns.size() > 255 || ns.find('\0') != std::string::npos) {
+      return Status::InvalidArgument("namespace name '" + ns +
+                                     "' must be 1..255 bytes without NUL");
+    }
+    if (!seen.insert(ns).second) {
+      return Status::InvalidArgument("namespace '" + ns + "' is declared twice");
+    }
+  }
+  return Status::Ok();
 }
 
 StatusOr<size_t> CheckBlobName(const std::vector<std::string>& namespaces, std::string_view ns,

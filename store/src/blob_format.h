@@ -42,6 +42,10 @@ int64_t WallClockNanos();
 // How messages name a blob: "blob 'ID' in namespace 'NS'" (the id cut at 64 bytes).
 std::string BlobName(std::string_view ns, std::string_view id);
 
+// The namespaces a store's options declare: at least one, each 1..255 bytes without NUL, no two
+// alike; else INVALID_ARGUMENT naming `options` (e.g. "LmdbStoreOptions").
+Status ValidateNamespaces(std::string_view options, const std::vector<std::string>& namespaces);
+
 // The index of `ns` in `namespaces`, or INVALID_ARGUMENT for an unknown namespace or an id that
 // is empty or longer than `max_id_bytes` (`id_limit_reason` says why the limit is there).
 StatusOr<size_t> CheckBlobName(const std::vector<std::string>& namespaces, std::string_view ns,

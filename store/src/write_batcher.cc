@@ -61,8 +61,8 @@ Status WriteBatcher::Enqueue(PreparedWrite write) {
   MutexLock lock(mu_);
   if (stopping_) return Status::Cancelled("the store is closing; write not queued");
   if (queue_.size() >= config_.max_queued_writes) {
-    return Status::ResourceExhausted(std::string(kWriteQueueFullMessage) + ": " + std::to_string(queue_.size()) +
-                                     " writes wait for the writer thread (max_queued_writes)");
+    return Status::Overloaded("write queue is full: " + std::to_string(queue_.size()) +
+                              " writes wait for the writer thread (max_queued_writes)");
   }
   queue_.push_back(std::move(write));
   if (writer_waiting_) cv_.NotifyOne();

@@ -47,9 +47,6 @@
 
 namespace blobtune::store::internal {
 
-// How the message of Enqueue's RESOURCE_EXHAUSTED for a full queue starts (IsOverload).
-inline constexpr std::string_view kWriteQueueFullMessage = "write queue is full";
-
 // A validated write, ready for the writer thread: namespace resolved, header (with the CRC32C of
 // the bytes) computed on the caller's thread so that checksumming runs in parallel.
 struct PreparedWrite {
@@ -135,7 +132,7 @@ class WriteBatcher {
   CondVar cv_;
   std::deque<PreparedWrite> queue_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
-  // Writes in the last batch: the refill target (see StoreOptions::batch_refill_wait).
+  // Writes in the last batch: the refill target (see LmdbStoreOptions::batch_refill_wait).
   size_t last_batch_size_ GUARDED_BY(mu_) = 0;
   // True while the writer sleeps on cv_: Enqueue only pays for a wake-up when it is needed.
   bool writer_waiting_ GUARDED_BY(mu_) = false;

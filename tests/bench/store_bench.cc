@@ -27,7 +27,7 @@
 // like-for-like pairs (the store's check rides along the copy). A zero-copy read that never looks
 // at the bytes costs O(1) raw and O(size) verified, so the fair zero-copy pair is *Consume, where
 // both readers touch every byte once.
-// Both run with glibc's heap kept resident (StoreOptions::keep_heap_resident: process-wide).
+// Both run with glibc's heap kept resident (LmdbStoreOptions::keep_heap_resident: process-wide).
 // Repetitions of all benchmarks run interleaved in random order (tests/bench/interleave.h), so
 // a store benchmark and its raw baseline see the same machine; medians are the figures to quote.
 // Set BLOBTUNE_BENCH_DIR to put the databases somewhere other than /tmp.
@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "crc32c.h"
 #include "interleave.h"
@@ -102,13 +103,13 @@ struct BenchWorld {
     std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/blobtune-bench-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) std::abort();
     root = pattern;
-    StoreOptions o;
+    LmdbStoreOptions o;
     o.directory = root + "/store";
     o.namespaces = {"bench"};
     o.initial_map_size_bytes = size_t{4} << 30;
     o.keep_heap_resident = true;
     o.observer = &observer;
-    StatusOr<std::unique_ptr<BlobStore>> opened = BlobStore::Open(o);
+    StatusOr<std::unique_ptr<BlobStore>> opened = OpenLmdbBlobStore(o);
     if (!opened.ok()) {
       std::fprintf(stderr, "open store: %s\n", opened.status().ToString().c_str());
       std::abort();

@@ -21,6 +21,7 @@
 #include "blobtune/metrics/collectable.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status.h"
 #include "blobtune/tuner/version.h"
@@ -88,11 +89,11 @@ int main(int argc, char** argv) {
   // example end
   if (!limiter.ok()) return Fail("create limiter", limiter.status());
 
-  blobtune::store::StoreOptions options;
+  blobtune::store::LmdbStoreOptions options;
   options.directory = dir;
   options.namespaces = {"incoming"};
   options.observer = blobtune_metrics.AddStore("blobs").value();
-  auto store = blobtune::store::BlobStore::Open(options);
+  auto store = blobtune::store::OpenLmdbBlobStore(options);
   if (!store.ok()) return Fail("open store", store.status());
 
   std::vector<std::byte> blob(1000, std::byte{42});

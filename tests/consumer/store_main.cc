@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/status.h"
 #include "blobtune/tuner/version.h"
@@ -27,10 +28,10 @@ int main() {
   auto limiter = blobtune::tuner::Limiter::Create({});
   if (!limiter.ok()) return Fail("create limiter", limiter.status());
 
-  blobtune::store::StoreOptions options;
+  blobtune::store::LmdbStoreOptions options;
   options.directory = dir;
   options.namespaces = {"incoming"};
-  auto store = blobtune::store::BlobStore::Open(options);
+  auto store = blobtune::store::OpenLmdbBlobStore(options);
   if (!store.ok()) return Fail("open store", store.status());
 
   std::vector<std::byte> blob(1000, std::byte{42});

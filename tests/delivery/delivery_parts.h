@@ -9,6 +9,7 @@
 #include <string>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
 #include "delivery_run.h"
@@ -16,11 +17,11 @@
 namespace blobtune::delivery {
 
 inline std::unique_ptr<store::BlobStore> OpenDeliveryStore(const std::string& directory) {
-  store::StoreOptions options;
+  store::LmdbStoreOptions options;
   options.directory = directory;
   options.namespaces = {kIncoming, kPayload, kDocuments};
   options.durability = store::Durability::kNoSync;
-  auto opened = store::BlobStore::Open(options);
+  auto opened = store::OpenLmdbBlobStore(options);
   EXPECT_TRUE(opened.ok()) << opened.status();
   return std::move(opened).value();
 }

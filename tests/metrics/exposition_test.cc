@@ -9,6 +9,7 @@
 
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/version.h"
 #include "common/fake_clock.h"
@@ -96,12 +97,12 @@ class ExpositionTest : public ::testing::Test {
     lo.clock = &clock_;
     lo.observer = limiter_metrics_;
     limiter_ = tuner::Limiter::Create(std::move(lo)).value();
-    store::StoreOptions so;
+    store::LmdbStoreOptions so;
     so.directory = dir_.Sub("store");
     so.namespaces = {"incoming", "payload"};
     so.durability = store::Durability::kNoSync;
     so.observer = store_metrics_;
-    store_ = store::BlobStore::Open(so).value();
+    store_ = store::OpenLmdbBlobStore(so).value();
     store_link_ = store_metrics_->Attach(*store_);
   }
 

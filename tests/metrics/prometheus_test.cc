@@ -29,6 +29,7 @@
 
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/wait_for.h"
@@ -82,12 +83,12 @@ class TunedWorkload {
     lo.observer = exporter.AddLimiter("put").value();
     limiter_ = tuner::Limiter::Create(std::move(lo)).value();
 
-    store::StoreOptions so;
+    store::LmdbStoreOptions so;
     so.directory = directory;
     so.namespaces = {"incoming", "payload"};
     so.durability = store::Durability::kNoSync;  // Keep the test off the disk's flush latency.
     so.observer = exporter.AddStore("blobs").value();
-    store_ = store::BlobStore::Open(so).value();
+    store_ = store::OpenLmdbBlobStore(so).value();
     store_link_ = exporter.registry().FindStore("blobs")->Attach(*store_);
 
     for (int t = 0; t < kThreads; ++t) threads_.emplace_back([this, t] { Run(t); });

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
-#include "blobtune/store/store_options.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
@@ -31,12 +31,12 @@ const NamespaceSnapshot* Namespace(const StoreSnapshot& s, std::string_view name
 class StoreMetricsTest : public ::testing::Test {
  protected:
   std::unique_ptr<store::BlobStore> Open() {
-    store::StoreOptions options;
+    store::LmdbStoreOptions options;
     options.directory = dir_.Sub("store");
     options.namespaces = {"incoming", "payload"};
     options.durability = store::Durability::kNoSync;  // The tests count, they do not crash.
     options.observer = &metrics_;
-    return store::BlobStore::Open(options).value();
+    return store::OpenLmdbBlobStore(options).value();
   }
 
   testing::TempDir dir_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "common/blocking_http_client.h"
 #include "common/temp_dir.h"
 #include "server_process.h"
@@ -83,10 +84,10 @@ TEST(ServerShutdown, SigtermLosesNoAcknowledgedPutAndExitsZero) {
   EXPECT_NE(server.output().find("stopped"), std::string::npos) << server.output();
 
   ASSERT_GT(acknowledged.size(), 0u);
-  store::StoreOptions options;
+  store::LmdbStoreOptions options;
   options.directory = data;
   options.create_if_missing = false;
-  auto store = store::BlobStore::Open(options);
+  auto store = store::OpenLmdbBlobStore(options);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   size_t intact = 0;
   for (const std::string& id : acknowledged) {

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/mutex.h"
@@ -179,8 +180,8 @@ class GateStore final : public BlobStore {
 
 class AsyncBlobStoreTest : public ::testing::Test {
  protected:
-  StoreOptions Options(StoreObserver* observer = nullptr) const {
-    StoreOptions o;
+  LmdbStoreOptions Options(StoreObserver* observer = nullptr) const {
+    LmdbStoreOptions o;
     o.directory = dir_.Sub("store");
     o.namespaces = {"incoming", "payload"};
     o.initial_map_size_bytes = size_t{1} << 20;
@@ -189,8 +190,8 @@ class AsyncBlobStoreTest : public ::testing::Test {
     o.observer = observer;
     return o;
   }
-  void OpenStore(const StoreOptions& o) {
-    StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+  void OpenStore(const LmdbStoreOptions& o) {
+    StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
   }
@@ -503,7 +504,7 @@ class StallingObserver : public StoreObserver {
 TEST_F(AsyncBlobStoreTest, AFullWriteQueueIsOverloadAndDropsThePermit) {
   store_.reset();
   StallingObserver stall;
-  StoreOptions o = Options(&stall);
+  LmdbStoreOptions o = Options(&stall);
   o.max_queued_writes = 1;
   o.batch_refill_wait = Duration::zero();
   OpenStore(o);
@@ -533,16 +534,6 @@ TEST_F(AsyncBlobStoreTest, AFullWriteQueueIsOverloadAndDropsThePermit) {
   EXPECT_TRUE(second->ok()) << *second;
   EXPECT_EQ(outcomes.count(PermitOutcome::kSuccess), 2);
   store_.reset();  // Before `stall`, which it reports to, goes away.
-}
-
-TEST(IsOverloadTest, OnlyLoadRelatedFailuresCount) {
-  EXPECT_TRUE(IsOverload(Status::DeadlineExceeded("slow")));
-  EXPECT_TRUE(IsOverload(Status::Unavailable("busy")));
-  EXPECT_FALSE(IsOverload(Status::ResourceExhausted("blob is over max_blob_size_bytes")));
-  EXPECT_FALSE(IsOverload(Status::NotFound("missing")));
-  EXPECT_FALSE(IsOverload(Status::InvalidArgument("bad id")));
-  EXPECT_FALSE(IsOverload(Status::DataLoss("corrupt")));
-  EXPECT_FALSE(IsOverload(Status()));
 }
 
 TEST_F(AsyncBlobStoreTest, ManyConcurrentCoroutinePutsOnTwoThreadsThenReadsVerifyEveryBlob) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "temp_dir.h"
 
 namespace blobtune::store {
@@ -30,15 +31,15 @@ bool Contains(const Status& s, std::string_view needle) {
 
 class BlobStoreErrorsTest : public ::testing::Test {
  protected:
-  StoreOptions Options() const {
-    StoreOptions o;
+  LmdbStoreOptions Options() const {
+    LmdbStoreOptions o;
     o.directory = dir_.Sub("store");
     o.namespaces = {"incoming"};
     o.initial_map_size_bytes = size_t{1} << 20;
     return o;
   }
-  std::unique_ptr<BlobStore> OpenStore(const StoreOptions& o) {
-    StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+  std::unique_ptr<BlobStore> OpenStore(const LmdbStoreOptions& o) {
+    StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -98,7 +99,7 @@ TEST_F(BlobStoreErrorsTest, IdOverTheLmdbKeyLimitIsInvalidArgument) {
 }
 
 TEST_F(BlobStoreErrorsTest, BlobOverTheMaximumSizeIsResourceExhausted) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.max_blob_size_bytes = 1000;
   auto store = OpenStore(o);
   EXPECT_TRUE(store->Put("incoming", "fits", Pattern(1000, 1)).ok());
@@ -108,21 +109,21 @@ TEST_F(BlobStoreErrorsTest, BlobOverTheMaximumSizeIsResourceExhausted) {
 }
 
 TEST_F(BlobStoreErrorsTest, MissingDirectoryWithoutCreateIsNotFound) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.directory = dir_.Sub("absent");
   o.create_if_missing = false;
-  StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+  StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
   EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(Contains(store.status(), "does not exist")) << store.status();
   o.create_if_missing = true;
-  EXPECT_TRUE(BlobStore::Open(o).ok());
+  EXPECT_TRUE(OpenLmdbBlobStore(o).ok());
 }
 
 TEST_F(BlobStoreErrorsTest, PathThatIsAFileIsInvalidArgument) {
   std::ofstream(dir_.Sub("file")) << "x";
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.directory = dir_.Sub("file");
-  StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+  StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
   EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(store.status(), "is not a directory")) << store.status();
 }
@@ -130,10 +131,10 @@ TEST_F(BlobStoreErrorsTest, PathThatIsAFileIsInvalidArgument) {
 TEST_F(BlobStoreErrorsTest, ReadOnlyDirectoryIsInvalidArgument) {
   const std::string ro = dir_.Sub("readonly");
   ASSERT_EQ(::mkdir(ro.c_str(), 0555), 0);
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.directory = ro;
   if (::geteuid() != 0) {
-    StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+    StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
     EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
     EXPECT_TRUE(Contains(store.status(), "not writable")) << store.status();
     return;
@@ -145,7 +146,7 @@ TEST_F(BlobStoreErrorsTest, ReadOnlyDirectoryIsInvalidArgument) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
-    StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+    StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
     const bool expected = store.status().code() == StatusCode::kInvalidArgument &&
                           Contains(store.status(), "not writable");
     ::_exit(expected ? 0 : 1);
@@ -164,7 +165,7 @@ TEST_F(BlobStoreErrorsTest, NonLmdbDataFileIsDataLoss) {
     std::ofstream garbage(path + "/data.mdb", std::ios::binary);
     for (int i = 0; i < 4096 * 4; ++i) garbage.put(static_cast<char>(i * 7));
   }
-  StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(Options());
+  StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(Options());
   EXPECT_EQ(store.status().code(), StatusCode::kDataLoss) << store.status();
   EXPECT_TRUE(Contains(store.status(), "data.mdb' is not a readable LMDB database"))
       << store.status();
@@ -223,7 +224,7 @@ TEST_F(BlobStoreErrorsTest, VerificationIsAPerReadChoiceWithTheStoreWideDefault)
     EXPECT_EQ(store->Get(verify, "incoming", "victim").status().code(), StatusCode::kDataLoss);
   }
   {  // A store opened without verification skips it by default; one read may still ask for it.
-    StoreOptions o = Options();
+    LmdbStoreOptions o = Options();
     o.verify_checksums = false;
     auto store = OpenStore(o);
     EXPECT_TRUE(store->Get("incoming", "victim").ok());
@@ -256,11 +257,11 @@ TEST_F(BlobStoreErrorsTest, CorruptHeaderIsDataLossForStatAndList) {
 
 TEST_F(BlobStoreErrorsTest, SecondOpenOfTheSameDirectoryIsRefused) {
   auto store = OpenStore(Options());
-  StatusOr<std::unique_ptr<BlobStore>> second = BlobStore::Open(Options());
+  StatusOr<std::unique_ptr<BlobStore>> second = OpenLmdbBlobStore(Options());
   EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
   EXPECT_TRUE(Contains(second.status(), "already open")) << second.status();
   store.reset();
-  EXPECT_TRUE(BlobStore::Open(Options()).ok());
+  EXPECT_TRUE(OpenLmdbBlobStore(Options()).ok());
 }
 
 // Another process's store is stood in for by a second open file description of the lock file:
@@ -275,17 +276,17 @@ TEST_F(BlobStoreErrorsTest, StoreLockedByAnotherProcessIsRefusedAtOnceNamingItsP
   ASSERT_EQ(::ftruncate(holder, 0), 0);
   ASSERT_EQ(::pwrite(holder, "4242\n", 5, 0), 5);
 
-  StatusOr<std::unique_ptr<BlobStore>> second = BlobStore::Open(Options());
+  StatusOr<std::unique_ptr<BlobStore>> second = OpenLmdbBlobStore(Options());
   EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
   EXPECT_TRUE(Contains(second.status(), "'" + Options().directory + "'")) << second.status();
   EXPECT_TRUE(Contains(second.status(), "another process (pid 4242")) << second.status();
 
   ASSERT_EQ(::ftruncate(holder, 0), 0);  // A holder that has not written its pid yet.
-  second = BlobStore::Open(Options());
+  second = OpenLmdbBlobStore(Options());
   EXPECT_TRUE(Contains(second.status(), "pid unknown")) << second.status();
 
   ::close(holder);  // As the kernel does when the holder dies, kill -9 included.
-  EXPECT_TRUE(BlobStore::Open(Options()).ok());
+  EXPECT_TRUE(OpenLmdbBlobStore(Options()).ok());
 }
 
 TEST_F(BlobStoreErrorsTest, StaleLockFileOfADeadProcessDoesNotBlockAndGetsOurPid) {
@@ -302,7 +303,7 @@ TEST_F(BlobStoreErrorsTest, StaleLockFileOfADeadProcessDoesNotBlockAndGetsOurPid
 }
 
 TEST_F(BlobStoreErrorsTest, FullMapAtTheMaximumIsResourceExhaustedAndLosesNothing) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.initial_map_size_bytes = size_t{1} << 20;
   o.max_map_size_bytes = size_t{2} << 20;
   auto store = OpenStore(o);
@@ -329,7 +330,7 @@ TEST_F(BlobStoreErrorsTest, FullMapAtTheMaximumIsResourceExhaustedAndLosesNothin
 }
 
 TEST_F(BlobStoreErrorsTest, BatchWithAWriteThatCannotFitCommitsTheOthers) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.initial_map_size_bytes = size_t{1} << 20;
   o.max_map_size_bytes = size_t{2} << 20;
   o.max_batch_operations = 3;
@@ -353,7 +354,7 @@ TEST_F(BlobStoreErrorsTest, BatchWithAWriteThatCannotFitCommitsTheOthers) {
 }
 
 TEST_F(BlobStoreErrorsTest, AllReaderSlotsInUseIsResourceExhausted) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.max_readers = 1;  // LMDB rounds this up to what fits in its lock-file page.
   auto store = OpenStore(o);
   ASSERT_TRUE(store->Put("incoming", "r", Bytes("r")).ok());

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "counting_observer.h"
 #include "temp_dir.h"
@@ -25,8 +26,8 @@ using testing::TempDir;
 
 class BlobStoreTest : public ::testing::Test {
  protected:
-  StoreOptions Options() const {
-    StoreOptions o;
+  LmdbStoreOptions Options() const {
+    LmdbStoreOptions o;
     o.directory = dir_.Sub("store");
     o.namespaces = {"incoming", "payload"};
     o.initial_map_size_bytes = size_t{1} << 20;
@@ -34,8 +35,8 @@ class BlobStoreTest : public ::testing::Test {
     o.observer = &observer_;
     return o;
   }
-  std::unique_ptr<BlobStore> OpenStore(const StoreOptions& o) {
-    StatusOr<std::unique_ptr<BlobStore>> store = BlobStore::Open(o);
+  std::unique_ptr<BlobStore> OpenStore(const LmdbStoreOptions& o) {
+    StatusOr<std::unique_ptr<BlobStore>> store = OpenLmdbBlobStore(o);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -179,7 +180,7 @@ TEST_F(BlobStoreTest, DataSurvivesReopen) {
 }
 
 TEST_F(BlobStoreTest, QueuedWritesShareOneTransaction) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.max_batch_operations = 8;
   o.max_batch_delay = std::chrono::seconds(30);  // The batch is full long before.
   auto store = OpenStore(o);
@@ -204,7 +205,7 @@ TEST_F(BlobStoreTest, PutsInOneBatchSeeEachOtherWhenTheyReportTheirOutcome) {
     auto store = OpenStore();
     ASSERT_TRUE(store->Put("incoming", "old", Bytes("before")).ok());
   }
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.max_batch_operations = 4;
   o.max_batch_delay = std::chrono::seconds(30);  // The batch is full long before.
   auto store = OpenStore(o);
@@ -347,7 +348,7 @@ TEST_F(BlobStoreTest, ReadersRunConcurrentlyWithTheWriter) {
 }
 
 TEST_F(BlobStoreTest, NoSyncModeStoresAndReads) {
-  StoreOptions o = Options();
+  LmdbStoreOptions o = Options();
   o.durability = Durability::kNoSync;
   o.keep_heap_resident = true;
   auto store = OpenStore(o);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "temp_dir.h"
 
 int main(int argc, char** argv) {
@@ -20,13 +21,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <directory> <round> [threads]\n", argv[0]);
     return 2;
   }
-  blobtune::store::StoreOptions options;
+  blobtune::store::LmdbStoreOptions options;
   options.directory = argv[1];
   options.namespaces = {"incoming", "payload"};
   options.initial_map_size_bytes = size_t{1} << 20;  // Small, so that crashes hit map growth.
   const int round = std::atoi(argv[2]);
   const int threads = argc > 3 ? std::atoi(argv[3]) : 4;
-  auto store = blobtune::store::BlobStore::Open(options);
+  auto store = blobtune::store::OpenLmdbBlobStore(options);
   if (!store.ok()) {
     std::fprintf(stderr, "crash child: %s\n", store.status().ToString().c_str());
     return 3;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "temp_dir.h"
 
 namespace blobtune::store {
@@ -102,10 +103,10 @@ TEST(StoreCrashTest, EveryAcknowledgedBlobSurvivesSigkill) {
         << "round " << round << ": the child ended on its own, status " << status;
 
     StatusOr<std::unique_ptr<BlobStore>> store = [&] {
-      StoreOptions o;
+      LmdbStoreOptions o;
       o.directory = store_dir;
       o.namespaces = {"incoming", "payload"};
-      return BlobStore::Open(o);
+      return OpenLmdbBlobStore(o);
     }();
     ASSERT_TRUE(store.ok()) << "round " << round << ": " << store.status();
     for (const Acked& a : acked) {

@@ -19,6 +19,7 @@
 
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "counting_observer.h"
 #include "temp_dir.h"
@@ -80,8 +81,8 @@ class FullDiskTest : public ::testing::Test {
   }
 
   std::string Ballast() const { return dir_.Sub("fs") + "/ballast"; }
-  StoreOptions Options() {
-    StoreOptions o;
+  LmdbStoreOptions Options() {
+    LmdbStoreOptions o;
     o.directory = dir_.Sub("fs") + "/store";
     o.observer = &observer_;
     return o;  // The 64 MiB map is larger than the disk: the disk fills first.
@@ -121,7 +122,7 @@ class FullDiskTest : public ::testing::Test {
 };
 
 TEST_F(FullDiskTest, FullDiskIsResourceExhaustedReadsGoOnAndWritesResumeOnceThereIsRoom) {
-  auto store = BlobStore::Open(Options());
+  auto store = OpenLmdbBlobStore(Options());
   ASSERT_TRUE(store.ok()) << store.status();
   Status full = FillUp(**store);
   ExpectDiskFull(full);
@@ -148,13 +149,13 @@ TEST_F(FullDiskTest, FullDiskIsResourceExhaustedReadsGoOnAndWritesResumeOnceTher
   ExpectEveryAcknowledgedBlobIntact(**store);
 
   store->reset();
-  auto reopened = BlobStore::Open(Options());
+  auto reopened = OpenLmdbBlobStore(Options());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   ExpectEveryAcknowledgedBlobIntact(**reopened);
 }
 
 TEST_F(FullDiskTest, AsyncPutOnAFullDiskIgnoresItsPermitInsteadOfDroppingIt) {
-  auto store = BlobStore::Open(Options());
+  auto store = OpenLmdbBlobStore(Options());
   ASSERT_TRUE(store.ok()) << store.status();
   ExpectDiskFull(FillUp(**store));
 

@@ -8,6 +8,7 @@
 // of a burst of writes through a limiter and starts a new one, and checks that no acknowledged
 // write is lost.
 // The RADOS cases are skipped where ceph-mon and ceph-osd are not installed.
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/rados_blob_store.h"
 
 #include <signal.h>
@@ -359,12 +360,12 @@ class StoreFixture : public ::testing::Test {
     ns_a_ = test + "-a";
     ns_b_ = test + "-b";
     if (backend == Backend::kLmdb) {
-      StoreOptions options;
+      LmdbStoreOptions options;
       options.directory = lmdb_dir_.Sub("store");
       options.namespaces = {ns_a_, ns_b_};
       options.max_blob_size_bytes = kMaxBlobSize;
       options.observer = &observer_;
-      auto opened = BlobStore::Open(options);
+      auto opened = OpenLmdbBlobStore(options);
       ASSERT_TRUE(opened.ok()) << opened.status().ToString();
       store_ = *std::move(opened);
       return;

@@ -61,6 +61,29 @@ TEST(StatusTest, WithContextPrefixesTheMessageAndKeepsTheCode) {
   EXPECT_TRUE(Status().WithContext("anything").ok());
 }
 
+TEST(StatusTest, OnlyLoadRelatedFailuresAreOverload) {
+  EXPECT_TRUE(IsOverload(Status::DeadlineExceeded("slow")));
+  EXPECT_TRUE(IsOverload(Status::Unavailable("busy")));
+  EXPECT_TRUE(IsOverload(Status::Overloaded("write queue is full")));
+  EXPECT_FALSE(IsOverload(Status::ResourceExhausted("blob is over max_blob_size_bytes")));
+  EXPECT_FALSE(IsOverload(Status::NotFound("missing")));
+  EXPECT_FALSE(IsOverload(Status::InvalidArgument("bad id")));
+  EXPECT_FALSE(IsOverload(Status::DataLoss("corrupt")));
+  EXPECT_FALSE(IsOverload(Status::Cancelled("shutting down")));
+  EXPECT_FALSE(IsOverload(Status()));
+}
+
+TEST(StatusTest, OverloadedIsResourceExhaustedMarkedAndKeepsItsMarkThroughContext) {
+  Status s = Status::Overloaded("no permit free");
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(s.ToString(), "RESOURCE_EXHAUSTED: no permit free");
+  EXPECT_NE(s, Status::ResourceExhausted("no permit free"));
+  Status with_context = s.WithContext("PUT /blobs/a");
+  EXPECT_EQ(with_context.message(), "PUT /blobs/a: no permit free");
+  EXPECT_TRUE(IsOverload(with_context));
+  EXPECT_FALSE(IsOverload(Status::ResourceExhausted("map full").WithContext("put")));
+}
+
 TEST(StatusTest, StreamsAsToString) {
   std::ostringstream os;
   os << Status::Unavailable("server busy");

@@ -28,10 +28,6 @@ constexpr uint64_t kOverdueCheckEvery = 4;
 // Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
 constexpr uint32_t kEstimatesEverySamples = 256;
 
-// How the messages of Failure() start, for IsLimiterOverload.
-constexpr std::string_view kTimeoutMessage = "no permit before the deadline";
-constexpr std::string_view kQueueFullMessage = "the limiter's wait queue is full";
-constexpr std::string_view kRejectedMessage = "no permit free";
 
 // A blocking acquirer's queue node: it sleeps on its own condition variable.
 struct BlockingWaiter final : Waiter {
@@ -150,28 +146,16 @@ StatusOr<Permit> Limiter::Failure(AcquireFailure why) {
                       " in flight, " + std::to_string(queue_length()) + " waiting)";
   switch (why) {
     case AcquireFailure::kTimeout:
-      return Status::DeadlineExceeded(std::string(kTimeoutMessage) + where);
+      return Status::DeadlineExceeded("no permit before the deadline" + where);
     case AcquireFailure::kCancelled:
       return Status::Cancelled("acquire cancelled while waiting for a permit" + where);
     case AcquireFailure::kQueueFull:
-      return Status::ResourceExhausted(std::string(kQueueFullMessage) + " (max_queue " +
-                                       std::to_string(max_queue_) + ")" + where);
+      return Status::Overloaded("the limiter's wait queue is full (max_queue " +
+                                std::to_string(max_queue_) + ")" + where);
     case AcquireFailure::kRejected:
       break;
   }
-  return Status::ResourceExhausted(std::string(kRejectedMessage) + where);
-}
-
-bool IsLimiterOverload(const Status& status) noexcept {
-  const std::string_view message = status.message();
-  switch (status.code()) {
-    case StatusCode::kDeadlineExceeded:
-      return message.starts_with(kTimeoutMessage);
-    case StatusCode::kResourceExhausted:
-      return message.starts_with(kQueueFullMessage) || message.starts_with(kRejectedMessage);
-    default:
-      return false;
-  }
+  return Status::Overloaded("no permit free" + where);
 }
 
 void Limiter::GrantWaiters() {

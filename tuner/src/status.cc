@@ -38,6 +38,25 @@ Status Status::Unavailable(std::string_view m) { return {StatusCode::kUnavailabl
 Status Status::DataLoss(std::string_view m) { return {StatusCode::kDataLoss, m}; }
 Status Status::Internal(std::string_view m) { return {StatusCode::kInternal, m}; }
 
+Status Status::Overloaded(std::string_view m) {
+  Status status;
+  status.state_ =
+      std::make_shared<const State>(State{StatusCode::kResourceExhausted, std::string(m), true});
+  return status;
+}
+
+bool IsOverload(const Status& status) noexcept {
+  switch (status.code()) {
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kUnavailable:
+      return true;
+    case StatusCode::kResourceExhausted:
+      return status.overloaded_mark();
+    default:
+      return false;
+  }
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string out(StatusCodeName(code()));
@@ -51,6 +70,7 @@ Status Status::WithContext(std::string_view context) const {
   std::string message(context);
   message += ": ";
   message += this->message();
+  if (overloaded_mark()) return Overloaded(message);
   return Status(code(), message);
 }
 

@@ -2,7 +2,7 @@
 // destroying it unlinks them, so a scrape never touches a destroyed store. (A limiter needs none:
 // it links itself to its observer for as long as it exists.)
 //
-//   auto store = store::BlobStore::Open(options).value();
+//   auto store = store::OpenLmdbBlobStore(options).value();
 //   metrics::Attachment link = store_metrics->Attach(*store);  // declared after the store
 //   ...                                  // destroyed first: unlinked before the store goes
 //

@@ -45,7 +45,7 @@ class MetricsRegistry {
   // A new limiter's series, to pass as LimiterOptions::observer. INVALID_ARGUMENT for an empty
   // name, ALREADY_EXISTS for a name the registry has already.
   StatusOr<LimiterMetrics*> AddLimiter(std::string name);
-  // A new store's series, to pass as StoreOptions::observer. Errors as AddLimiter.
+  // A new store's series, to pass as the store options' `observer`. Errors as AddLimiter.
   StatusOr<StoreMetrics*> AddStore(std::string name);
 
   // The series of the program's HTTP server (http_metrics.h). ALREADY_EXISTS on a second call.

@@ -3,9 +3,9 @@
 // store's Stats() at scrape time (map maximum, queued writes).
 //
 //   metrics::StoreMetrics* m = exporter->AddStore("blobs").value();
-//   store::StoreOptions options;
+//   store::LmdbStoreOptions options;
 //   options.observer = m;                           // fixed at open
-//   auto store = store::BlobStore::Open(options).value();
+//   auto store = store::OpenLmdbBlobStore(options).value();
 //   metrics::Attachment link = m->Attach(*store);   // optional: Stats() at scrape time
 //
 // Namespaces: OnOpen maps the store's namespace indexes to per-namespace counters (created once

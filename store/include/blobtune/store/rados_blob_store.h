@@ -1,7 +1,8 @@
-// RadosBlobStore: the BlobStore interface over a Ceph cluster (librados), for blobs that must
-// outlive one machine. Each blob is one RADOS object holding the same record as the LMDB store
-// (32-byte header with its own checksum, then the bytes; see store/src/blob_format.h), so the
-// CRC32C travels with the object and every read can check it end to end.
+// OpenRadosBlobStore: the BlobStore (blob_store.h) over a Ceph cluster (librados), for blobs
+// that must outlive one machine, and its options (RadosStoreOptions). Each blob is one RADOS
+// object holding the same record as the LMDB store (32-byte header with its own checksum, then
+// the bytes; see store/src/blob_format.h), so the CRC32C travels with the object and every read
+// can check it end to end.
 //
 //   blobtune::store::RadosStoreOptions options;
 //   options.conf_file = "/etc/ceph/ceph.conf";
@@ -15,7 +16,7 @@
 // A pool is an admin operation with its own placement groups; RADOS namespaces cost nothing and
 // share the pool's placement groups, so a store's namespaces need no cluster configuration.
 //
-// Where it differs from the LMDB store (BlobStore::Open):
+// Where it differs from the LMDB store (OpenLmdbBlobStore, lmdb_blob_store.h):
 // - Writes: SubmitWrite sends the write at once (aio_write_full / aio_remove); its callback runs
 //   on a librados finisher thread once the OSD acknowledged the write (so a limiter's permit is
 //   held until then). The rules of WriteCallback apply: quick, no throwing, no waiting. There is

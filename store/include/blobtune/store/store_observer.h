@@ -46,7 +46,7 @@ class StoreObserver {
   StoreObserver& operator=(const StoreObserver&) = delete;
   virtual ~StoreObserver() = default;
 
-  // The store opened with these namespaces, in the order of StoreOptions::namespaces; the
+  // The store opened with these namespaces, in the order of its options' `namespaces`; the
   // `namespace_index` of later callbacks indexes this list (the views stay valid while the store
   // is open), so an exporter can pre-create its per-namespace series here.
   virtual void OnOpen(const std::string_view* namespaces, size_t count) {

@@ -302,10 +302,6 @@ class Limiter {
   std::optional<TimePoint> last_queue_timeout_ GUARDED_BY(queue_mu_);
 };
 
-// Whether `status` is a limiter's refusal for load: no permit before the deadline, a full wait
-// queue, or no free slot (TryAcquire). False for CANCELLED and for anything not from a limiter.
-bool IsLimiterOverload(const Status& status) noexcept;
-
 class Limiter::AsyncAccess {
  public:
   static std::optional<Permit> TryAcquire(Limiter& limiter);

@@ -58,6 +58,10 @@ class [[nodiscard]] Status {
   static Status Unavailable(std::string_view message);
   static Status DataLoss(std::string_view message);
   static Status Internal(std::string_view message);
+  // RESOURCE_EXHAUSTED for a refusal because of load (a full queue, every slot in use, no permit
+  // free): IsOverload is true for it, where a plain ResourceExhausted (a blob over its maximum,
+  // a full disk) is not, as fewer concurrent requests would not help there.
+  static Status Overloaded(std::string_view message);
 
   bool ok() const noexcept { return state_ == nullptr; }
   StatusCode code() const noexcept { return state_ ? state_->code : StatusCode::kOk; }
@@ -68,21 +72,36 @@ class [[nodiscard]] Status {
   // "OK" or "<CODE>: <message>".
   std::string ToString() const;
 
-  // Returns a status with the same code whose message is "<context>: <message>"; ok stays ok.
+  // Returns a status with the same code (and overload mark) whose message is
+  // "<context>: <message>"; ok stays ok.
   Status WithContext(std::string_view context) const;
 
-  // Statuses are equal when code and message are.
+  // Statuses are equal when code, message and overload mark are.
   friend bool operator==(const Status& a, const Status& b) noexcept {
-    return a.code() == b.code() && a.message() == b.message();
+    return a.code() == b.code() && a.message() == b.message() &&
+           a.overloaded_mark() == b.overloaded_mark();
   }
 
  private:
+  friend bool IsOverload(const Status& status) noexcept;
+
   struct State {
     StatusCode code;
     std::string message;
+    bool overloaded = false;  // Made by Overloaded().
   };
+  bool overloaded_mark() const noexcept { return state_ != nullptr && state_->overloaded; }
+
   std::shared_ptr<const State> state_;  // nullptr means ok.
 };
+
+// Whether `status` says the callee is overloaded (more concurrent requests than it can serve
+// now) rather than that the request was wrong or the data is bad: DEADLINE_EXCEEDED,
+// UNAVAILABLE, and the RESOURCE_EXHAUSTED of Status::Overloaded (a limiter's full wait queue or
+// lack of a free permit, a store's full write queue or reader table). A blob over its maximum, a
+// map at its maximum size or a full disk is RESOURCE_EXHAUSTED too, but not overload. A limiter
+// should count an overloaded access as dropped (AsyncBlobStore does); a server answers 503.
+bool IsOverload(const Status& status) noexcept;
 
 std::ostream& operator<<(std::ostream& os, const Status& status);
 

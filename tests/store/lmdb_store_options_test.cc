@@ -1,12 +1,12 @@
-#include "blobtune/store/store_options.h"
+#include "blobtune/store/lmdb_blob_store.h"
 
 #include <gtest/gtest.h>
 
 namespace blobtune::store {
 namespace {
 
-StoreOptions Valid() {
-  StoreOptions o;
+LmdbStoreOptions Valid() {
+  LmdbStoreOptions o;
   o.directory = "/tmp/x";
   return o;
 }
@@ -18,12 +18,12 @@ TEST(StoreOptionsTest, DefaultsWithADirectoryAreValid) {
 }
 
 TEST(StoreOptionsTest, RejectsEachBadField) {
-  auto expect_invalid = [](StoreOptions o, std::string_view needle) {
+  auto expect_invalid = [](LmdbStoreOptions o, std::string_view needle) {
     Status s = o.Validate();
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << needle;
     EXPECT_NE(s.message().find(needle), std::string_view::npos) << s;
   };
-  StoreOptions o = Valid();
+  LmdbStoreOptions o = Valid();
   o.directory.clear();
   expect_invalid(o, "directory");
   o = Valid();
