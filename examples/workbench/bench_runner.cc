@@ -107,11 +107,12 @@ StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> MakeRegistryAlgorithm(const std
                                                                        const LimitBounds& bounds) {
   StatusOr<tuner::AlgorithmSpec> parsed = tuner::ParseAlgorithmSpec(spec);
   if (!parsed.ok()) return parsed.status();
-  std::vector<std::string_view> params = tuner::AlgorithmParamNames(parsed->name);
-  auto set_default = [&](const char* param, int value) {
+  const std::vector<tuner::AlgorithmOption> options = tuner::AlgorithmOptions(parsed->name);
+  auto set_default = [&](std::string_view param, int value) {
+    auto takes = [&](const tuner::AlgorithmOption& o) { return o.name == param; };
     if (value > 0 && !parsed->params.contains(param) &&
-        std::find(params.begin(), params.end(), param) != params.end()) {
-      parsed->params[param] = value;
+        std::any_of(options.begin(), options.end(), takes)) {
+      parsed->params[std::string(param)] = value;
     }
   };
   set_default("max_limit", bounds.max_limit);

@@ -48,7 +48,7 @@ each with the best static limit of every phase (the oracle).
   --family F            draw every generated workload from family F
   --write DIR           also save the generated workloads as DIR/<name>.json (to replay one
                         with --workload)
-  --algorithm SPEC...   algorithms to run, as registry specs ("aimd", "vegas:alpha=4");
+  --algorithm SPEC...   algorithms to run, as registry specs ("aimd", "vegas:alpha_factor=4");
                         default: every registered algorithm. "oracle" runs the oracle's L*
                         of each phase as a static limit switched at each step (a reference)
   --json                print the report as JSON instead of a table

@@ -101,7 +101,7 @@ TEST(MakeAlgorithmTest, BuildsEveryRegisteredNameWithDefaults) {
     ASSERT_TRUE(algorithm.ok()) << name << ": " << algorithm.status();
     EXPECT_EQ((*algorithm)->name(), name);
     EXPECT_GE((*algorithm)->limit(), 1);
-    EXPECT_FALSE(AlgorithmParamNames(name).empty()) << name;
+    EXPECT_FALSE(AlgorithmOptions(name).empty()) << name;
   }
 }
 

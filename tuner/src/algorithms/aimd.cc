@@ -1,22 +1,34 @@
 #include "blobtune/tuner/algorithms/aimd.h"
 
 #include <algorithm>
+#include <array>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<AimdLimit::Options> OptionsOf<AimdLimit::Options>() {
+  using O = AimdLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::backoff_ratio>("backoff_ratio", ClosedOpen(0.5, 1),
+                                "factor applied to the limit on a drop"),
+      Option<&O::timeout>("timeout_ms", Above(0), "a success slower than this counts as a drop"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status AimdLimit::Options::Validate() const {
-  if (Status s = internal::ValidateLimits("aimd", min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
-  }
-  if (!(backoff_ratio >= 0.5 && backoff_ratio < 1.0)) {  // Also rejects NaN.
-    return internal::InvalidField("aimd", "backoff_ratio", "must lie within [0.5, 1)",
-                                  backoff_ratio);
-  }
-  return internal::RequirePositive("aimd", "timeout", timeout);
+  return internal::CheckOptions("aimd", *this);
 }
 
 StatusOr<AimdLimit> AimdLimit::Create(const Options& options) {

@@ -1,14 +1,14 @@
-// Private helpers shared by the limit algorithm ports: config checks that name the offending
-// field, limit clamping, and Netflix's log10 step function. Not installed.
+// Private helpers shared by the limit algorithm ports: the errors of config checks, limit
+// clamping, and Netflix's log10 step function. Not installed.
 //
 // Thread-safety: stateless functions.
 #ifndef BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
 #define BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
-#include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/status.h"
 
 namespace blobtune::tuner::algorithms_internal {
@@ -22,24 +22,17 @@ inline constexpr int kLimitCeiling = 1000000;
 // cost time, so replay stops there.
 inline constexpr uint32_t kMaxWeightReplays = 1024;
 
-// 1 <= min_limit <= initial_limit <= max_limit <= kLimitCeiling; the message names the field.
+// min_limit <= initial_limit <= max_limit, the relation between the rows of LimitRows()
+// (option_table.h), which check each one's range; the message names the option.
 Status ValidateLimits(std::string_view algorithm, int min_limit, int initial_limit, int max_limit);
 
-// INVALID_ARGUMENT "<algorithm>: <field> <rule> (got <value>)".
-Status InvalidField(std::string_view algorithm, std::string_view field, std::string_view rule,
+// The shortest text that reads back as `value` ("0.9", "1000000", "1e-07").
+std::string FormatNumber(double value);
+
+// INVALID_ARGUMENT "<algorithm>: parameter '<name>' <rule> (got <value>)", `name` as the spec
+// text names the option.
+Status InvalidField(std::string_view algorithm, std::string_view name, std::string_view rule,
                     double value);
-
-// `value` is finite and lo <= value <= hi (inclusive bounds).
-Status RequireInRange(std::string_view algorithm, std::string_view field, double value, double lo,
-                      double hi);
-
-// `value` is finite and lo < value <= hi (lower bound exclusive): for ratios and smoothing
-// factors where 0 would freeze the algorithm.
-Status RequireInHalfOpenRange(std::string_view algorithm, std::string_view field, double value,
-                              double lo, double hi);
-
-// `value` > 0.
-Status RequirePositive(std::string_view algorithm, std::string_view field, Duration value);
 
 // The integer limit for a real-valued estimate: floor, then clamp to [min_limit, max_limit]. A
 // NaN estimate (which a faulty ratio could produce) maps to min_limit rather than to garbage.

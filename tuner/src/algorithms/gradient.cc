@@ -1,9 +1,11 @@
 #include "blobtune/tuner/algorithms/gradient.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
@@ -17,45 +19,46 @@ constexpr int kUpdatesAtFloorBeforeRemeasure = 5;
 constexpr double kMinGradient = 0.5;
 constexpr double kMaxGradient = 2.0;
 
-Status RequireInterval(std::string_view field, Duration value) {
-  if (value <= Duration::zero() || value > std::chrono::hours(24)) {
-    return internal::InvalidField(kName, field, "must lie within (0, 24 h]",
-                                  std::chrono::duration<double, std::milli>(value).count());
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<EnvoyGradientLimit::Options> OptionsOf<EnvoyGradientLimit::Options>() {
+  using O = EnvoyGradientLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::concurrency_update_interval>("concurrency_update_interval_ms",
+                                              OpenClosed(0, kDayMs),
+                                              "how often the limit is recomputed"),
+      Option<&O::sample_aggregate_percentile>(
+          "sample_aggregate_percentile", Closed(0, 100),
+          "percentile of latencies taken as sampleRTT and minRTT"),
+      Option<&O::min_rtt_calc_interval>("min_rtt_calc_interval_ms", OpenClosed(0, kDayMs),
+                                        "time between minRTT windows, before jitter"),
+      Option<&O::min_rtt_request_count>("min_rtt_request_count", AtLeast(1),
+                                        "samples a minRTT window gathers"),
+      Option<&O::jitter_percent>("jitter_percent", Closed(0, 100),
+                                 "random delay added to min_rtt_calc_interval, in percent of it"),
+      Option<&O::min_concurrency>("min_concurrency", Closed(1, kLimitCeiling),
+                                  "the limit pinned during a minRTT window, within the limits"),
+      Option<&O::buffer_percent>("buffer_percent", Closed(0, 100),
+                                 "margin added to minRTT, in percent of it"),
+      Option<&O::seed>("seed", AtLeast(0), "seed of the jitter PRNG"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status EnvoyGradientLimit::Options::Validate() const {
-  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
-  }
-  if (Status s = RequireInterval("concurrency_update_interval_ms", concurrency_update_interval);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInRange(kName, "sample_aggregate_percentile",
-                                          sample_aggregate_percentile, 0, 100);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = RequireInterval("min_rtt_calc_interval_ms", min_rtt_calc_interval); !s.ok()) {
-    return s;
-  }
-  if (min_rtt_request_count < 1) {
-    return internal::InvalidField(kName, "min_rtt_request_count", "must be >= 1",
-                                  min_rtt_request_count);
-  }
-  if (Status s = internal::RequireInRange(kName, "jitter_percent", jitter_percent, 0, 100);
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
   if (min_concurrency < min_limit || min_concurrency > max_limit) {
     return internal::InvalidField(kName, "min_concurrency",
                                   "must lie within [min_limit, max_limit]", min_concurrency);
   }
-  return internal::RequireInRange(kName, "buffer_percent", buffer_percent, 0, 100);
+  return Status::Ok();
 }
 
 StatusOr<EnvoyGradientLimit> EnvoyGradientLimit::Create(const Options& options) {

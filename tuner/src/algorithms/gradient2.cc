@@ -1,9 +1,11 @@
 #include "blobtune/tuner/algorithms/gradient2.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
@@ -19,38 +21,43 @@ constexpr double kLongRttDecay = 0.95;
 
 }  // namespace
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>() {
+  using O = Gradient2Limit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::smoothing>("smoothing", OpenClosed(0, 1),
+                            "weight of the new estimate in each update"),
+      Option<&O::queue_size>("queue_size", Closed(0, kLimitCeiling),
+                             "accesses the limit may grow by per update while latency is low"),
+      Option<&O::long_window>("long_window", AtLeast(1),
+                              "span of the long-term latency average, in updates"),
+      Option<&O::rtt_tolerance>(
+          "rtt_tolerance", Closed(1, 100),
+          "latency over the long-term average, as a ratio, before the limit shrinks"),
+      Option<&O::window_size>("window_size", AtLeast(0),
+                              "samples a window needs to produce an update; 0 disables the window"),
+      Option<&O::min_window_time>("min_window_time_ms", Above(0), "shortest window"),
+      Option<&O::max_window_time>("max_window_time_ms", OpenClosed(0, kHourMs),
+                                  "longest window, at least min_window_time_ms"),
+      Option<&O::min_rtt_threshold>("min_rtt_threshold_ms", AtLeast(0),
+                                    "windowed samples faster than this are ignored"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status Gradient2Limit::Options::Validate() const {
   constexpr std::string_view kName = "gradient2";
-  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
-    return s;
-  }
-  if (Status s =
-          internal::RequireInRange(kName, "queue_size", queue_size, 0, internal::kLimitCeiling);
-      !s.ok()) {
-    return s;
-  }
-  if (long_window < 1)
-    return internal::InvalidField(kName, "long_window", "must be >= 1", long_window);
-  if (Status s = internal::RequireInRange(kName, "rtt_tolerance", rtt_tolerance, 1, 100); !s.ok()) {
-    return s;
-  }
-  if (window_size < 0)
-    return internal::InvalidField(kName, "window_size", "must be >= 0", window_size);
-  if (Status s = internal::RequirePositive(kName, "min_window_time", min_window_time); !s.ok()) {
-    return s;
-  }
-  if (max_window_time < min_window_time || max_window_time > std::chrono::hours(1)) {
+  if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
+  if (max_window_time < min_window_time) {
     return internal::InvalidField(
-        kName, "max_window_time_ms", "must lie within [min_window_time, 1 h]",
+        kName, "max_window_time_ms", "must be >= min_window_time_ms",
         std::chrono::duration<double, std::milli>(max_window_time).count());
-  }
-  if (min_rtt_threshold < Duration::zero()) {
-    return internal::InvalidField(
-        kName, "min_rtt_threshold_ms", "must be >= 0",
-        std::chrono::duration<double, std::milli>(min_rtt_threshold).count());
   }
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 #include "blobtune/tuner/algorithms/knee.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "algorithm_internal.h"
 #include "knee_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
@@ -38,48 +40,53 @@ constexpr double kCvSmoothing = 0.05;
 
 }  // namespace
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<KneeLimit::Options> OptionsOf<KneeLimit::Options>() {
+  using O = KneeLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::headroom>("headroom", Closed(0, 100),
+                           "queue allowed above the knee, in units of sqrt(B) accesses"),
+      Option<&O::headroom_per_cv>("headroom_per_cv", Closed(0, 100),
+                                  "headroom added per unit of latency variation within windows"),
+      Option<&O::headroom_per_gap_deviation>("headroom_per_gap_deviation", Closed(0, 100),
+                                             "headroom per unit of variation of the gaps between "
+                                             "completions"),
+      Option<&O::max_headroom>("max_headroom", Closed(0, 100), "most headroom, at least headroom"),
+      Option<&O::smoothing>("smoothing", OpenClosed(0, 1),
+                            "weight of a new window in the goodput average"),
+      Option<&O::window_rtts>("window_rtts", OpenClosed(0, 1000),
+                              "shortest window, in baseline latencies"),
+      Option<&O::min_window_samples>("min_window_samples", Closed(1, 100000),
+                                     "successes a window needs (capped at 4 * limit)"),
+      Option<&O::max_window_time>("max_window_time_ms", OpenClosed(0, kHourMs),
+                                  "longest window; one this old closes on its next sample"),
+      Option<&O::max_decrease>("max_decrease", Open(0, 1),
+                               "smallest factor one window may cut the limit by"),
+      Option<&O::growth_factor>(
+          "growth_factor", Closed(1, 10),
+          "factor the limit grows by per window while latency shows no queue"),
+      Option<&O::growth_tolerance>(
+          "growth_tolerance", Closed(0, 10),
+          "latency above the baseline still read as no queue, as a fraction"),
+      Option<&O::climb>(
+          "climb", Closed(0, 2),
+          "climbing past the knee: 0 never, 1 when completions come in batches, 2 always"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status KneeLimit::Options::Validate() const {
-  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
+  if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
+  if (max_headroom < headroom) {
+    return internal::InvalidField(kName, "max_headroom", "must be >= headroom", max_headroom);
   }
-  if (Status s = internal::RequireInRange(kName, "headroom", headroom, 0, 100); !s.ok()) return s;
-  if (Status s = internal::RequireInRange(kName, "headroom_per_cv", headroom_per_cv, 0, 100);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInRange(kName, "headroom_per_gap_deviation",
-                                          headroom_per_gap_deviation, 0, 100);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInRange(kName, "max_headroom", max_headroom, headroom, 100);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "window_rtts", window_rtts, 0, 1000);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s =
-          internal::RequireInRange(kName, "min_window_samples", min_window_samples, 1, 100000);
-      !s.ok()) {
-    return s;
-  }
-  if (max_window_time <= Duration::zero() || max_window_time > std::chrono::hours(1)) {
-    return internal::InvalidField(
-        kName, "max_window_time_ms", "must lie within (0, 1 h]",
-        std::chrono::duration<double, std::milli>(max_window_time).count());
-  }
-  if (!(max_decrease > 0 && max_decrease < 1)) {
-    return internal::InvalidField(kName, "max_decrease", "must lie within (0, 1)", max_decrease);
-  }
-  if (Status s = internal::RequireInRange(kName, "growth_factor", growth_factor, 1, 10); !s.ok()) {
-    return s;
-  }
-  return internal::RequireInRange(kName, "growth_tolerance", growth_tolerance, 0, 10);
+  return Status::Ok();
 }
 
 StatusOr<KneeLimit> KneeLimit::Create(const Options& options) {

@@ -1,10 +1,12 @@
 #include "blobtune/tuner/algorithms/marginal.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 namespace {
@@ -42,23 +44,38 @@ int64_t SlotLength(double seconds) {
 
 }  // namespace
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>() {
+  using O = MarginalLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::threshold>("threshold", Open(0, 1),
+                            "the elasticity below which a permit no longer pays"),
+      Option<&O::probe>("probe", OpenClosed(0, 1),
+                        "how far a probe goes, as a fraction of the limit"),
+      Option<&O::cycle>("cycle", Closed(2, 64), "slots per probe"),
+      Option<&O::step>("step", OpenClosed(0, 1),
+                       "the move of ln(limit) per probe that calls for one"),
+      Option<&O::confidence>(
+          "confidence", Above(0),
+          "standard errors of evidence before a probe switches to startup or drain"),
+      Option<&O::startup_gain>(
+          "startup_gain", Open(0, 1),
+          "the elasticity a doubling must show to double again; above threshold"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status MarginalLimit::Options::Validate() const {
   constexpr std::string_view kName = "marginal";
-  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
-  }
-  if (!(threshold > 0 && threshold < 1)) {
-    return internal::InvalidField(kName, "threshold", "must be in (0, 1)", threshold);
-  }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "probe", probe, 0, 1); !s.ok()) return s;
-  if (Status s = internal::RequireInRange(kName, "cycle", cycle, 2, 64); !s.ok()) return s;
-  if (Status s = internal::RequireInHalfOpenRange(kName, "step", step, 0, 1); !s.ok()) return s;
-  if (!(confidence > 0 && std::isfinite(confidence))) {
-    return internal::InvalidField(kName, "confidence", "must be > 0", confidence);
-  }
-  if (!(startup_gain > threshold && startup_gain < 1)) {
-    return internal::InvalidField(kName, "startup_gain", "must be in (threshold, 1)",
-                                  startup_gain);
+  if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
+  if (startup_gain <= threshold) {
+    return internal::InvalidField(kName, "startup_gain", "must be > threshold", startup_gain);
   }
   return Status::Ok();
 }

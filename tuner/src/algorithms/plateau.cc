@@ -1,11 +1,13 @@
 #include "blobtune/tuner/algorithms/plateau.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <vector>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
@@ -37,30 +39,34 @@ constexpr int kSettleLatencies = 2;
 
 }  // namespace
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<PlateauLimit::Options> OptionsOf<PlateauLimit::Options>() {
+  using O = PlateauLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::step>("step", Closed(0.05, 1), "a probe moves the limit by this fraction"),
+      Option<&O::min_elasticity>(
+          "min_elasticity", Open(0, 1),
+          "share of a higher limit that must come back as goodput to keep it"),
+      Option<&O::window_rtts>("window_rtts", Closed(1, 1e6),
+                              "a window spans at least this many mean latencies"),
+      Option<&O::window_samples>("window_samples", AtLeast(8),
+                                 "... and at least this many Poisson-equivalent accesses"),
+      Option<&O::confidence>("confidence", Closed(0.5, 5),
+                             "standard errors by which a gain must clear min_elasticity"),
+      Option<&O::probe_interval>("probe_interval", AtLeast(1),
+                                 "windows held between two probe cycles of a steady plant"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status PlateauLimit::Options::Validate() const {
-  if (Status s = internal::ValidateLimits("plateau", min_limit, initial_limit, max_limit);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInRange("plateau", "step", step, 0.05, 1.0); !s.ok()) return s;
-  if (!(min_elasticity > 0.0 && min_elasticity < 1.0)) {  // Also rejects NaN.
-    return internal::InvalidField("plateau", "min_elasticity", "must lie within (0, 1)",
-                                  min_elasticity);
-  }
-  if (Status s = internal::RequireInRange("plateau", "window_rtts", window_rtts, 1.0, 1e6);
-      !s.ok()) {
-    return s;
-  }
-  if (window_samples < 8) {
-    return internal::InvalidField("plateau", "window_samples", "must be >= 8", window_samples);
-  }
-  if (!(confidence >= 0.5 && confidence <= 5)) {
-    return internal::InvalidField("plateau", "confidence", "must lie within [0.5, 5]", confidence);
-  }
-  if (probe_interval < 1) {
-    return internal::InvalidField("plateau", "probe_interval", "must be >= 1", probe_interval);
-  }
-  return Status::Ok();
+  return internal::CheckOptions("plateau", *this);
 }
 
 StatusOr<PlateauLimit> PlateauLimit::Create(const Options& options) {

@@ -12,6 +12,7 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/knee_loss.cc
   src/algorithms/knee_size.cc
   src/algorithms/marginal.cc
+  src/algorithms/option_table.cc
   src/algorithms/plateau.cc
   src/algorithms/vegas.cc
 )

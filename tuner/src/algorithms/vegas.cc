@@ -1,37 +1,54 @@
 #include "blobtune/tuner/algorithms/vegas.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "algorithm_internal.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
 
+namespace algorithms_internal {
+
+// The options as the registry's text names them (option_table.h).
+template <>
+OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>() {
+  using O = VegasLimit::Options;
+  static constexpr std::array kRows = {
+      Option<&O::smoothing>("smoothing", OpenClosed(0, 1),
+                            "weight of the new estimate in each update"),
+      Option<&O::alpha_factor>("alpha_factor", OpenClosed(0, 1000),
+                               "queue, in multiples of log(limit), below which the limit grows"),
+      Option<&O::beta_factor>("beta_factor", OpenClosed(0, 1000),
+                              "queue, in multiples of log(limit), above which the limit shrinks; "
+                              "at least alpha_factor"),
+      Option<&O::threshold_factor>("threshold_factor", Closed(0, 1000),
+                                   "queue, in multiples of log(limit), at or below which the limit "
+                                   "grows by beta; at most alpha_factor"),
+      Option<&O::probe_multiplier>("probe_multiplier", Closed(1, kLimitCeiling),
+                                   "no-load latency is re-probed every ~this * limit samples"),
+      Option<&O::seed>("seed", AtLeast(0), "seed of the probe jitter PRNG"),
+  };
+  static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
+  return kOptions;
+}
+
+}  // namespace algorithms_internal
+
 Status VegasLimit::Options::Validate() const {
   constexpr std::string_view kName = "vegas";
-  if (Status s = internal::ValidateLimits(kName, min_limit, initial_limit, max_limit); !s.ok()) {
-    return s;
+  if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
+  if (beta_factor < alpha_factor) {
+    return internal::InvalidField(kName, "beta_factor", "must be >= alpha_factor", beta_factor);
   }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "smoothing", smoothing, 0, 1); !s.ok()) {
-    return s;
+  if (threshold_factor > alpha_factor) {
+    return internal::InvalidField(kName, "threshold_factor", "must be <= alpha_factor",
+                                  threshold_factor);
   }
-  if (Status s = internal::RequireInHalfOpenRange(kName, "alpha_factor", alpha_factor, 0, 1000);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = internal::RequireInRange(kName, "beta_factor", beta_factor, alpha_factor, 1000);
-      !s.ok()) {
-    return s;
-  }
-  if (Status s =
-          internal::RequireInRange(kName, "threshold_factor", threshold_factor, 0, alpha_factor);
-      !s.ok()) {
-    return s;
-  }
-  return internal::RequireInRange(kName, "probe_multiplier", probe_multiplier, 1,
-                                  internal::kLimitCeiling);
+  return Status::Ok();
 }
 
 StatusOr<VegasLimit> VegasLimit::Create(const Options& options) {

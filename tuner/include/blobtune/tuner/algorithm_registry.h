@@ -9,10 +9,10 @@
 //   StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm = MakeAlgorithmFromText(flag_value);
 //   if (!algorithm.ok()) return algorithm.status();
 //
-// Names: "fixed", "aimd", "gradient" (Envoy), "gradient2" (Netflix), "vegas", and blobtune's own
-// "marginal" (the default), "knee" and "plateau";
-// the parameters of each are the fields of its Options (algorithms/<name>.h), durations suffixed
-// with their unit.
+// Names: AlgorithmNames(). The parameters of each are the fields of its Options
+// (algorithms/<name>.h), durations suffixed with their unit; AlgorithmOptions() lists them with
+// their defaults, the values they accept and what they mean, from the one table per algorithm
+// that its Options::Validate() checks too. docs/TUNING.md holds AlgorithmOptionsReference().
 //
 // Thread-safety: all functions are safe to call from any thread; the registry is immutable.
 #ifndef BLOBTUNE_TUNER_ALGORITHM_REGISTRY_H_
@@ -58,8 +58,21 @@ StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithmFromText(std::string_view
 // The registered names, in registry order.
 std::vector<std::string_view> AlgorithmNames();
 
-// The parameter names `algorithm` accepts, or an empty list for an unknown name.
-std::vector<std::string_view> AlgorithmParamNames(std::string_view algorithm);
+// One parameter of an algorithm, as the spec text names it.
+struct AlgorithmOption {
+  std::string_view name;      // e.g. "backoff_ratio", "timeout_ms".
+  std::string default_value;  // The Options' default in the text's unit, e.g. "0.9", "5000".
+  std::string range;          // What Validate() accepts, e.g. "in [0.5, 1)", "an integer >= 1".
+  std::string_view meaning;   // One line.
+};
+
+// The parameters `algorithm` accepts, in the order of its table, or an empty list for an
+// unknown name.
+std::vector<AlgorithmOption> AlgorithmOptions(std::string_view algorithm);
+
+// Every algorithm's parameters as Markdown: a heading, a line and a table per algorithm, in
+// registry order.
+std::string AlgorithmOptionsReference();
 
 // The algorithm blobtune uses when none is configured: marginal with its defaults. This is the
 // one place that says which; docs/TUNING.md says why, with the figures.
