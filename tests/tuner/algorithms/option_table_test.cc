@@ -104,16 +104,24 @@ TEST(OptionTableTest, EveryRegisteredAlgorithmListsItsOptions) {
   EXPECT_TRUE(AlgorithmOptions("bbr").empty());
 }
 
+// The option of `algorithm` named `name`, as AlgorithmOptions() lists it.
+AlgorithmOption Find(std::string_view algorithm, std::string_view name) {
+  for (AlgorithmOption& option : AlgorithmOptions(algorithm)) {
+    if (option.name == name) return option;
+  }
+  ADD_FAILURE() << algorithm << " has no option " << name;
+  return {};
+}
+
 TEST(OptionTableTest, DescribesDefaultsInTheTextsUnitsAndRangesAsErrorsDo) {
-  const std::vector<AlgorithmOption> aimd = AlgorithmOptions("aimd");
-  ASSERT_EQ(aimd.size(), 5u);
-  EXPECT_EQ(aimd[3].name, "backoff_ratio");
-  EXPECT_EQ(aimd[3].default_value, "0.9");
-  EXPECT_EQ(aimd[3].range, "in [0.5, 1)");
-  EXPECT_EQ(aimd[4].name, "timeout_ms");
-  EXPECT_EQ(aimd[4].default_value, "5000");
-  EXPECT_EQ(aimd[4].range, "> 0 ms");
-  EXPECT_EQ(aimd[1].range, "an integer in [1, 1000000]");
+  const AlgorithmOption backoff = Find("aimd", "backoff_ratio");
+  EXPECT_EQ(backoff.default_value, "0.9");
+  EXPECT_EQ(backoff.range, "in [0.5, 1)");
+  const AlgorithmOption timeout = Find("aimd", "timeout_ms");
+  EXPECT_EQ(timeout.default_value, "5000");
+  EXPECT_EQ(timeout.range, "> 0 ms");
+  EXPECT_EQ(Find("aimd", "min_limit").range, "an integer in [1, 1000000]");
+  EXPECT_EQ(Find("knee", "climb").range, "an integer in [0, 2]");
   StatusOr<std::unique_ptr<LimitAlgorithm>> refused = MakeAlgorithmFromText("aimd:backoff_ratio=1");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
