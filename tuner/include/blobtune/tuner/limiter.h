@@ -19,27 +19,30 @@
 // the queue is full (RESOURCE_EXHAUSTED). While anyone waits, new acquirers queue behind them.
 //
 // What a permit costs: TryAcquire() and the release of an untimed permit are inline, and an
-// uncontended pair is one compare-and-swap and one fetch_sub on one word (the permits in
-// flight, whether anyone waits, and a grant count), plus reads of the limit and the sampling
-// mask from the same cache line: no mutex, no allocation, no other shared write. Those two
-// locked instructions are the floor of any counting limiter (a semaphore on an atomic counter
-// does the same), and on two cores their cache line passes between them for the limiter as
-// for that semaphore; everything else a permit does stays in the calling thread. The rest is
-// building the permit and two tests for an observer. Measured with blobtune-tuner-bench
-// (medians of 10 interleaved repetitions, ns of CPU per TryAcquire() + Success(), gradient
-// algorithm, GCC 12 -O2, 2 shared x86-64 vCPUs): semaphore 4.6, limiter 5.8 (1.25x); on two
-// threads 4.7 and 6.0. An observer adds two virtual calls per permit (OnGranted, OnReleased);
-// metrics/ LimiterMetrics makes each an add to the calling thread's own counter cells: 6.6 ns
-// (1.14x the bare limiter).
+// uncontended pair is one compare-and-swap and one fetch_sub on one word (the permits in flight,
+// whether anyone waits, and a grant count), which sits alone on its cache line, plus reads of the
+// limit and the sampling mask from a line that is hardly ever written: no mutex, no allocation, no
+// other shared write. Those two locked instructions are the floor of any counting limiter (a
+// semaphore on an atomic counter does the same); the rest is building the permit and two tests for
+// an observer. On two cores the word's line passes between them, for the limiter as for that
+// semaphore; the limiter costs more there, likely because it does more between its two
+// instructions, so the other core takes the line in between more often. Measured with
+// blobtune-tuner-bench (medians of 10 interleaved repetitions, ns of CPU per TryAcquire() +
+// Success(), gradient algorithm, GCC 12 -O2, 2 shared x86-64 vCPUs, three runs): one thread,
+// semaphore 4.5, limiter 5.3-5.6 (1.18-1.23x); two threads truly running at once (two runs on a
+// quiet machine), semaphore 10.5-12.6 and limiter 19.6-26.0 ns of real time. An observer adds two
+// virtual calls per permit (OnGranted, OnReleased); metrics/ LimiterMetrics makes each an add to
+// the calling thread's own counter cells, which no other thread writes: 6.1-6.2 ns on one thread
+// (1.11-1.15x the bare limiter).
 //
 // Timing: latency is measured with two clock reads per permit while completions are slower than
 // LimiterOptions::full_sampling_rate; above it, one permit in `stride` is timed and its sample
 // weighs as many completions as it stands for, so an untimed permit reads no clock. One grant
-// in stride / 32 (every 4th at lower strides) reads the coarse clock, and times its permit if no sample
-// came for a few milliseconds, so that a falling rate is noticed. Samples go through a bounded
-// lock-free queue to whichever releasing thread holds the (try-only, never waited-for)
-// algorithm flag, so no thread ever blocks on another's sample. The waiting path (queue,
-// timeouts) uses a mutex.
+// in stride / 32 (every 4th at lower strides) reads the coarse clock, and times its permit if
+// no sample came for a few milliseconds, so that a falling rate is noticed. Samples go through
+// a bounded lock-free queue to whichever releasing thread holds the (try-only, never
+// waited-for) algorithm flag, so no thread ever blocks on another's sample. The waiting path
+// (queue, timeouts) uses a mutex.
 //
 // Thread-safety: all methods are safe to call from any thread. The limiter must outlive its
 // permits and waiters.
@@ -343,24 +346,30 @@ class Limiter {
   const int min_limit_;
   const int max_limit_;
 
-  // --- Hot path: what a permit reads and writes, on one cache line. Memory ordering: a
-  // grant's successful CAS is acquire and a release's fetch_sub is release, so whatever a
-  // permit holder did happens-before the next holder of that slot (semaphore semantics).
-  // Queueing sets kQueuedBit with a read-modify-write of state_ itself, so a release and a new
-  // waiter order themselves in that one word and need nothing stronger. A limit increase
-  // (store limit_, then load state_) and a waiter's queueing (set the bit, then load limit_)
-  // are seq_cst: either the raiser sees the bit and grants, or the waiter sees the new limit.
+  // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
+  // fetch_sub is release, so whatever a permit holder did happens-before the next holder of
+  // that slot (semaphore semantics). Queueing sets kQueuedBit with a read-modify-write of
+  // state_ itself, so a release and a new waiter order themselves in that one word and need
+  // nothing stronger. A limit increase (store limit_, then load state_) and a waiter's queueing
+  // (set the bit, then load limit_) are seq_cst: either the raiser sees the bit and grants, or
+  // the waiter sees the new limit.
+  //
+  // The one word every grant and release writes, alone on its line: on two cores that line
+  // passes between them, and nothing else a permit reads should go with it.
   alignas(64) std::atomic<uint64_t> state_{0};
-  std::atomic<int> limit_;
+  // What every grant reads and hardly anything writes (a limit change, a stride change), on a
+  // line of its own that each core keeps a copy of.
+  alignas(64) std::atomic<int> limit_;
   // A grant whose sequence has any of these bits set is untimed, without a clock read: below
   // stride - 1, so that grants that the stride does not time still look at the coarse clock
   // now and then (kOverdueChecksPerStride in limiter.cc).
   std::atomic<uint64_t> check_mask_{0};
   std::atomic<uint32_t> stride_{1};
-  // While stride_ > 1: the grant sequence of the last timed permit (to weigh samples), and the
+  // Written by timed permits (one grant in `stride`), so not on either line above. While
+  // stride_ > 1: the grant sequence of the last timed permit (to weigh samples), and the
   // coarse time by which the next permit must be timed whatever the stride, so that a falling
   // rate is noticed within kMaxSampleGap instead of `stride` grants later.
-  std::atomic<uint64_t> last_timed_sequence_{0};
+  alignas(64) std::atomic<uint64_t> last_timed_sequence_{0};
   std::atomic<int64_t> sample_due_ns_{0};
   std::atomic<uint64_t> lost_samples_{0};
   // Failed TryAcquire() calls since the last sample took them (Sample::refused). Its own line:
