@@ -116,18 +116,18 @@ StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const st
 }  // namespace
 
 void RoundsProgress::Enter(std::string configuration, const tuner::Limiter* limiter) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   configuration_ = std::move(configuration);
   limiter_ = limiter;
 }
 
 void RoundsProgress::RoundDone() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++done_;
 }
 
 std::string RoundsProgress::Text() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::string text = "rounds " + std::to_string(done_) + "/" + std::to_string(total_);
   if (!configuration_.empty()) text += " | " + configuration_;
   if (limiter_ != nullptr) text += " | limit " + std::to_string(limiter_->limit());

@@ -12,7 +12,6 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/mutex.h"
 #include "delivery_run.h"
 #include "mail_server.h"
 
@@ -52,11 +52,11 @@ class RoundsProgress {
   std::string Text() const;
 
  private:
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   const int total_;
-  int done_ = 0;                              // Guarded by mutex_.
-  std::string configuration_;                 // Guarded by mutex_.
-  const tuner::Limiter* limiter_ = nullptr;   // Guarded by mutex_.
+  int done_ GUARDED_BY(mutex_) = 0;
+  std::string configuration_ GUARDED_BY(mutex_);
+  const tuner::Limiter* limiter_ GUARDED_BY(mutex_) = nullptr;
 };
 
 // What the rounds run against.

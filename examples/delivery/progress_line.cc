@@ -14,15 +14,15 @@ ProgressLine::~ProgressLine() { Stop(); }
 
 void ProgressLine::Stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   if (ticker_.joinable()) ticker_.join();
 }
 
 void ProgressLine::Above(const std::function<void()>& print) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ClearLocked();
   print();
   std::fflush(stdout);
@@ -36,7 +36,7 @@ void ProgressLine::ClearLocked() {
 }
 
 void ProgressLine::Tick() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   while (!stopping_) {
     std::string line = text_();
     // Pads over the rest of a longer previous line.
@@ -45,7 +45,7 @@ void ProgressLine::Tick() {
     width_ = shown;
     std::fprintf(stderr, "\r%s", line.c_str());
     std::fflush(stderr);
-    wake_.wait_for(lock, interval_, [this] { return stopping_; });
+    wake_.WaitFor(lock, interval_, [this]() REQUIRES(mutex_) { return stopping_; });
   }
   ClearLocked();
 }

@@ -14,11 +14,11 @@
 #define BLOBTUNE_EXAMPLES_DELIVERY_PROGRESS_LINE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
+
+#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::delivery {
 
@@ -39,16 +39,16 @@ class ProgressLine {
   void Stop();
 
  private:
-  void Tick();
-  void ClearLocked();  // REQUIRES: mutex_ held.
+  void Tick() EXCLUDES(mutex_);
+  void ClearLocked() REQUIRES(mutex_);
 
   const bool enabled_;
   std::function<std::string()> text_;
   const std::chrono::milliseconds interval_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;  // Guarded by mutex_.
-  size_t width_ = 0;       // Guarded by mutex_: the length of the line on screen.
+  Mutex mutex_;
+  CondVar wake_;
+  bool stopping_ GUARDED_BY(mutex_) = false;
+  size_t width_ GUARDED_BY(mutex_) = 0;  // The length of the line on screen.
   std::thread ticker_;
 };
 

@@ -67,11 +67,7 @@ class EncryptPutPlant final : public RealPlant {
   StatusOr<PointResult> RunPoint(const PointSpec& spec) override {
     StatusOr<std::unique_ptr<InProcessPoint>> point = InProcessPoint::Create(spec);
     if (!point.ok()) return point.status();
-    if (!scratch_) {
-      StatusOr<std::unique_ptr<ScratchStore>> scratch = ScratchStore::Open(name());
-      if (!scratch.ok()) return scratch.status();
-      scratch_ = *std::move(scratch);
-    }
+    if (Status s = ScratchStore::OpenOnce(name(), &scratch_); !s.ok()) return s;
     InProcessPoint& p = **point;
     asio::thread_pool crypto(kCryptoThreads);  // After the point: joined before it goes.
     store::AsyncBlobStore blobs(scratch_->store(), p.io().get_executor(), p.io().get_executor(),

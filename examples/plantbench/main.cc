@@ -45,6 +45,9 @@ every point once, in a shuffled order. Plants:
   cached_get_10k      AsyncGet of cached 10 KiB blobs on 2 read threads, 64 callers
   server_mixed_16k    blobtune-server in-process, loopback HTTP, 16 KiB, half PUTs, 64 conns
   delivery_auth       the delivery's mail server (one auth thread) + client work, 32 callers
+  encrypt_put_64k     AES-256-GCM of each 64 KiB blob on a pool of 2 threads, then a durable
+                      put, 128 callers
+  locked_write_64k    64 KiB writes under one spin-then-yield lock on 8 workers, 64 callers
   rados_put_64k       64 KiB puts to a RADOS store on a throwaway one-OSD Ceph cluster that the
                       plant starts (builds with librados only), 128 callers
 
@@ -64,7 +67,7 @@ every point once, in a shuffled order. Plants:
   --help                this text
 
 A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
-the defaults takes about 14 minutes on 2 cores. Ctrl-C stops after the point that runs.
+the defaults takes about 20 minutes on 2 cores. Ctrl-C stops after the point that runs.
 Exit status: 0 on success, 1 if a point fails, 2 on bad flags, 130 when interrupted.
 )";
 

@@ -60,6 +60,14 @@ std::string ClusterCommand(std::string_view verb, const std::string& dir) {
 }  // namespace
 #endif
 
+Status ScratchStore::OpenOnce(std::string_view name, std::unique_ptr<ScratchStore>* kept) {
+  if (*kept) return Status::Ok();
+  StatusOr<std::unique_ptr<ScratchStore>> opened = Open(name);
+  if (!opened.ok()) return opened.status();
+  *kept = *std::move(opened);
+  return Status::Ok();
+}
+
 StatusOr<std::unique_ptr<ScratchStore>> ScratchStore::OpenRados(std::string_view name) {
 #if BLOBTUNE_HAVE_RADOS
   StatusOr<std::unique_ptr<ScratchDir>> dir = ScratchDir::Create(name);

@@ -54,6 +54,9 @@ class ScratchStore {
 
   // The directory's error, or the store's.
   static StatusOr<std::unique_ptr<ScratchStore>> Open(std::string_view name);
+  // For a plant that keeps one store for all its points: opens it into `*kept` unless one is
+  // there already. Open's error, with `*kept` left empty.
+  static Status OpenOnce(std::string_view name, std::unique_ptr<ScratchStore>* kept);
   // A RADOS store (pool `blobtune`) on a throwaway single-node Ceph cluster that it starts in a
   // fresh directory (scripts/rados-cluster: one monitor, one OSD keeping objects in memory) and
   // stops on destruction. UNAVAILABLE where the build has no librados or the cluster does not

@@ -47,7 +47,7 @@ Sketch DelayFamily(Draw& draw) {
   s.stages = {
       {{"name", "network"}, {"kind", "delay"}, {"service_ms", network_ms}},
       {{"name", "server"}, {"kind", "queue"}, {"servers", servers}, {"service_ms", service_ms}}};
-  s.clients = {ClosedClient("client", backlog)};
+  s.clients = OrderedJson::array({ClosedClient("client", backlog)});
   s.description = "Delay-dominated: " + network_words + ", then " +
                   (servers == 1 ? std::string("one server") : Num(servers) + " servers") + " of " +
                   Num(service) + " ms (" + shape + "), capacity " +
@@ -64,7 +64,7 @@ Sketch KServersFamily(Draw& draw) {
   QueuePlant plant = DrawQueuePlant(draw, s.scale, {.max_servers = 64});
   int backlog = Backlog(draw, s.scale.limit);
   s.stages = plant.Stages();
-  s.clients = {ClosedClient("client", backlog)};
+  s.clients = OrderedJson::array({ClosedClient("client", backlog)});
   s.description = "K-server queue: " + plant.Words() + "; a backlog of " + Jobs(backlog);
   s.timeline = PlanPhases(1, s.scale.round_trip_ms, s.scale.goodput());
   s.max_limit = MaxLimitFor(s.scale.limit, backlog);
@@ -84,7 +84,7 @@ Sketch ContentionFamily(Draw& draw) {
   plant.server["contention"] = {{"threshold", threshold}, {"slowdown", slowdown}};
   int backlog = Backlog(draw, limit);
   s.stages = plant.Stages();
-  s.clients = {ClosedClient("client", backlog)};
+  s.clients = OrderedJson::array({ClosedClient("client", backlog)});
   s.description = "Contention: " + plant.Words() + "; once more than " + Num(threshold) +
                   " requests are at the servers, each one more slows every starting service by " +
                   Num(100.0 * slowdown) + "%; a backlog of " + Jobs(backlog);
@@ -113,7 +113,7 @@ Sketch GroupCommitFamily(Draw& draw) {
        {"kind", "batch"},
        {"per_request_ms", per_request},
        {"service_ms", Lognormal(commit, commit_cv)}}};
-  s.clients = {ClosedClient("client", backlog)};
+  s.clients = OrderedJson::array({ClosedClient("client", backlog)});
   s.description = "Group commit: " + Num(network) + " ms of network (lognormal, cv " +
                   Num(network_cv) +
                   "), then one writer that commits every waiting request in one " + "batch of " +
@@ -166,7 +166,7 @@ Sketch HeavyTailFamily(Draw& draw) {
        {"per_mib_ms", per_mib}}};
   OrderedJson client = ClosedClient("client", backlog);
   client["size_bytes"] = sizes;
-  s.clients = {client};
+  s.clients = OrderedJson::array({client});
   s.description =
       "Heavy-tailed sizes: blobs of " + Num(least / 1024.0) + " KiB to " + Num(most / 1048576.0) +
       " MiB, " + size_words + ", mean " + Num(mean_mib) + " MiB; " + Num(network) +

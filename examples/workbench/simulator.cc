@@ -6,7 +6,7 @@
 #include <limits>
 #include <queue>
 
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "plant.h"
 #include "random.h"
 

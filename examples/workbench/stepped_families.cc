@@ -75,7 +75,7 @@ Sketch OpenRampFamily(Draw& draw) {
   client["deadline_ms"] = deadline;
   std::string queue_words = DrawQueue(draw, s.scale.limit, client);
   s.stages = plant.Stages();
-  s.clients = {client};
+  s.clients = OrderedJson::array({client});
   s.timeline = PlanPhases(static_cast<int>(rates.size()), round_trip, rates[0]);
   std::string levels;
   for (size_t i = 0; i < rates.size(); ++i) {
@@ -215,7 +215,7 @@ Sketch StepsFamily(Draw& draw) {
     what += ", and back at " + Num(s.timeline.steps_s[1]) + " s";
   }
   s.stages = plant.Stages();
-  s.clients = {client};
+  s.clients = OrderedJson::array({client});
   s.description = "Steps: " + plant.Words() + (change == kDemand ? "; " : "") + what;
   s.max_limit = MaxLimitFor(limit * growth, client["load"]["concurrency"].get<int>() +
                                                 (change == kDemand ? after.get<int>() : 0));
@@ -250,7 +250,7 @@ Sketch ErrorStormFamily(Draw& draw) {
   s.steps = {Step(s.timeline.steps_s[0], "client.client.error_fraction", storm),
              Step(s.timeline.steps_s[1], "client.client.error_fraction", calm)};
   s.stages = plant.Stages();
-  s.clients = {client};
+  s.clients = OrderedJson::array({client});
   s.description = "Error storm: " + load + "; " + Num(100.0 * storm) +
                   "% of requests fail (after " + Num(error_ms) + " ms, exponential) from " +
                   Num(s.timeline.steps_s[0]) + " s to " + Num(s.timeline.steps_s[1]) + " s, " +
@@ -301,7 +301,7 @@ Sketch HangsFamily(Draw& draw) {
              (calm > 0.0 ? Num(100.0 * calm) + "% before and after" : "none before or after");
   }
   s.stages = plant.Stages();
-  s.clients = {client};
+  s.clients = OrderedJson::array({client});
   s.description = "Hangs: " + load + " with a deadline of " + Num(deadline) + " ms; " + hangs +
                   "; " + plant.Words();
   s.max_limit = MaxLimitFor(s.scale.limit * growth, client["load"].value("concurrency", 0));

@@ -11,13 +11,13 @@
 #include <cstring>
 #include <exception>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "blobtune/metrics/status_page.h"
 #include "blobtune/metrics/status_sampler.h"
+#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::metrics {
 namespace {
@@ -63,8 +63,8 @@ struct StatusEndpoint {
 // share the newer one's page). The lock keeps an endpoint alive while its page is rendered: an
 // exporter removes its entry before its page goes away.
 struct StatusRoutes {
-  std::mutex mu;
-  std::map<int, StatusEndpoint> by_port;
+  Mutex mu;
+  std::map<int, StatusEndpoint> by_port GUARDED_BY(mu);
 };
 
 StatusRoutes& Routes() {
@@ -96,7 +96,7 @@ int ServeStatusPage(mg_connection* conn) {
     // Only the lookup and the rendering hold the lock: a slow client must not block the others
     // (or an exporter's destructor) while its answer is written.
     StatusRoutes& routes = Routes();
-    std::lock_guard<std::mutex> lock(routes.mu);
+    MutexLock lock(routes.mu);
     auto it = routes.by_port.find(info->server_port);
     if (it == routes.by_port.end() || it->second.path != info->local_uri) return 0;
     const StatusEndpoint& endpoint = it->second;
@@ -147,7 +147,7 @@ class Exporter::Server {
   ~Server() {
     if (routed_port == 0) return;
     StatusRoutes& routes = Routes();
-    std::lock_guard<std::mutex> lock(routes.mu);
+    MutexLock lock(routes.mu);
     auto it = routes.by_port.find(routed_port);
     if (it != routes.by_port.end() && it->second.page == status_page.get()) {
       routes.by_port.erase(it);
@@ -270,7 +270,7 @@ StatusOr<std::unique_ptr<Exporter>> Exporter::Start(std::string_view address,
             "Basic " + Base64(options.basic_auth_username + ":" + options.basic_auth_password);
       }
       StatusRoutes& routes = Routes();
-      std::lock_guard<std::mutex> lock(routes.mu);
+      MutexLock lock(routes.mu);
       routes.by_port[ports.front()] = std::move(endpoint);
       server->routed_port = ports.front();
     }

@@ -22,19 +22,20 @@ void StatusSampler::Record() {
 
 StatusSampler::~StatusSampler() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
-  stop_cv_.notify_all();
+  stop_cv_.NotifyAll();
   thread_.join();
 }
 
 void StatusSampler::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_cv_.wait_for(lock, interval_, [this] { return stop_; })) {
-    lock.unlock();
+  for (;;) {
+    {
+      MutexLock lock(mu_);
+      if (stop_cv_.WaitFor(lock, interval_, [this]() REQUIRES(mu_) { return stop_; })) return;
+    }
     Record();
-    lock.lock();
   }
 }
 

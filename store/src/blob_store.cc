@@ -384,13 +384,8 @@ void KeepHeapResident() {
 }  // namespace
 
 void BlobStore::SubmitRead(std::string ns, std::string id, ReadCallback done) {
-  // Static, so zero-initialized: GCC cannot see that a disengaged temporary optional is never
-  // read (-Wmaybe-uninitialized under ASan).
-  static const ReadOptions kDefaults;
   Blob blob;
-  if (Status s = Get(kDefaults, ns, id, &blob.bytes, &blob.info); !s.ok()) {
-    return done(std::move(s));
-  }
+  if (Status s = Get(ns, id, &blob.bytes, &blob.info); !s.ok()) return done(std::move(s));
   done(std::move(blob));
 }
 

@@ -16,13 +16,14 @@
 namespace blobtune::store::internal {
 namespace {
 
-Mutex& ClaimsMutex() {
-  static Mutex mu;
-  return mu;
-}
+// The directories (device, inode) that this process's stores have open.
+struct ClaimedDirectories {
+  Mutex mu;
+  std::set<std::pair<dev_t, ino_t>> ids GUARDED_BY(mu);
+};
 
-std::set<std::pair<dev_t, ino_t>>& Claims() {
-  static std::set<std::pair<dev_t, ino_t>> claims;  // Guarded by ClaimsMutex().
+ClaimedDirectories& Claims() {
+  static ClaimedDirectories claims;
   return claims;
 }
 
@@ -89,8 +90,9 @@ void DirectoryClaim::Release() noexcept {
   if (lock_fd_ >= 0) ::close(std::exchange(lock_fd_, -1));
   if (!held_) return;
   held_ = false;
-  MutexLock lock(ClaimsMutex());
-  Claims().erase({dev_, ino_});
+  ClaimedDirectories& claims = Claims();
+  MutexLock lock(claims.mu);
+  claims.ids.erase({dev_, ino_});
 }
 
 StatusOr<DirectoryClaim> PrepareStoreDirectory(const std::string& path, bool create_if_missing) {
@@ -127,8 +129,9 @@ StatusOr<DirectoryClaim> PrepareStoreDirectory(const std::string& path, bool cre
     return Status::InvalidArgument("'" + data_file + "' exists but is not a regular file");
   }
   {
-    MutexLock lock(ClaimsMutex());
-    if (!Claims().insert({st.st_dev, st.st_ino}).second) {
+    ClaimedDirectories& claims = Claims();
+    MutexLock lock(claims.mu);
+    if (!claims.ids.insert({st.st_dev, st.st_ino}).second) {
       return Status::AlreadyExists("store directory '" + path +
                                    "' is already open in this process (LMDB allows one "
                                    "environment per file per process)");

@@ -15,11 +15,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "blobtune/tuner/mutex.h"
 #include "common/blocking_http_client.h"
 #include "common/http_connection.h"
 
@@ -54,7 +54,7 @@ class ScriptedServer {
     tcp::socket wake(io_);
     wake.connect({asio::ip::address_v4::loopback(), port()}, ignored);
     accepting_.join();
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (std::thread& t : connections_) t.join();
   }
 
@@ -70,7 +70,7 @@ class ScriptedServer {
       acceptor_.accept(*socket, ec);
       if (stopping_ || ec) return;
       ++accepted_;
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       connections_.emplace_back([this, socket] { Serve(*socket); });
     }
   }
@@ -121,8 +121,8 @@ class ScriptedServer {
   std::atomic<int> accepted_{0};
   std::atomic<int> requests_{0};
   std::thread accepting_;
-  std::mutex mu_;
-  std::vector<std::thread> connections_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<std::thread> connections_ GUARDED_BY(mu_);
 };
 
 TEST(HttpClientTest, AnswersCarryStatusAndBody) {

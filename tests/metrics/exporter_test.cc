@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/blocking_http_client.h"
+#include "common/fake_clock.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {

@@ -9,9 +9,9 @@
 
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/blob_store.h"
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/version.h"
+#include "common/fake_clock.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {

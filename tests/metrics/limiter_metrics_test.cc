@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/fake_clock.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {

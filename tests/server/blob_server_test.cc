@@ -557,7 +557,16 @@ TEST_F(BlobServerTest, EveryAnswerIsCountedByMethodAndCodeRefusalsIncluded) {
       },
       10s))
       << "last answer: " << malformed;
-  const std::string text = server_->MetricsText();
+  // The server counts an answer once it has written it, so a client may read the last ones
+  // before they are counted.
+  std::string text;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        text = server_->MetricsText();
+        return Sample(text, "blobtune_http_requests_total{method=\"other\",code=\"400\"}") >= 1 &&
+               Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"413\"}") >= 1;
+      },
+      10s));
   EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"PUT\",code=\"201\"}"), 1);
   EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"200\"}"), 1);
   EXPECT_EQ(Sample(text, "blobtune_http_requests_total{method=\"GET\",code=\"404\"}"), 1);

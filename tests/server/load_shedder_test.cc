@@ -11,7 +11,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/async_acquire.h"
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 
 namespace blobtune::server {
 namespace {

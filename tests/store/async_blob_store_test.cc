@@ -30,8 +30,8 @@
 
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/mutex.h"
+#include "common/fake_clock.h"
 #include "temp_dir.h"
 
 namespace blobtune::store {

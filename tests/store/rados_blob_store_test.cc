@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -27,7 +26,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +35,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/mutex.h"
 #include "counting_observer.h"
 #include "crc32c.h"
 #include "temp_dir.h"
@@ -134,26 +133,26 @@ class CompletionCounter {
  public:
   WriteCallback Callback() {
     return [this](Status s) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (!s.ok()) failures_.push_back(s.ToString());
       ++done_;
-      cv_.notify_all();
+      cv_.NotifyAll();
     };
   }
   bool WaitFor(size_t count, std::chrono::seconds deadline) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, deadline, [&] { return done_ >= count; });
+    MutexLock lock(mu_);
+    return cv_.WaitFor(lock, deadline, [&]() REQUIRES(mu_) { return done_ >= count; });
   }
   std::vector<std::string> failures() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return failures_;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t done_ = 0;
-  std::vector<std::string> failures_;
+  Mutex mu_;
+  CondVar cv_;
+  size_t done_ GUARDED_BY(mu_) = 0;
+  std::vector<std::string> failures_ GUARDED_BY(mu_);
 };
 
 // Collects the results of submitted reads, with a deadline.
@@ -162,32 +161,35 @@ class ReadResults {
   explicit ReadResults(size_t count) : results_(count) {}
   ReadCallback Callback(size_t index) {
     return [this, index](StatusOr<Blob> got) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (got.ok()) {
         results_[index] = std::move(got->bytes);
       } else {
         results_[index] = got.status();
       }
       ++done_;
-      cv_.notify_all();
+      cv_.NotifyAll();
     };
   }
   bool WaitForAll(std::chrono::seconds deadline) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, deadline, [&] { return done_ == results_.size(); });
+    MutexLock lock(mu_);
+    return cv_.WaitFor(lock, deadline, [&]() REQUIRES(mu_) { return done_ == results_.size(); });
   }
   size_t done() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return done_;
   }
   // REQUIRES: WaitForAll returned true.
-  const StatusOr<std::vector<std::byte>>& result(size_t index) { return *results_[index]; }
+  const StatusOr<std::vector<std::byte>>& result(size_t index) {
+    MutexLock lock(mu_);
+    return *results_[index];
+  }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t done_ = 0;
-  std::vector<std::optional<StatusOr<std::vector<std::byte>>>> results_;
+  Mutex mu_;
+  CondVar cv_;
+  size_t done_ GUARDED_BY(mu_) = 0;
+  std::vector<std::optional<StatusOr<std::vector<std::byte>>>> results_ GUARDED_BY(mu_);
 };
 
 // Stops a process (the cluster's OSD) with SIGSTOP until Continue() or the end of the scope.
@@ -244,33 +246,38 @@ class KilledOsd {
 // be declared before the store and outlive it: the store's destructor waits for the callbacks
 // that fill it. Thread-safety: fields under `mu`; WaitUntil from any thread.
 struct WriteLog {
-  std::mutex mu;
-  std::condition_variable cv;  // Signalled after each completion, once its permit is released.
-  std::vector<uint64_t> acknowledged;
-  std::vector<std::pair<uint64_t, Status>> failed;
-  uint64_t in_flight = 0;
+  Mutex mu;
+  CondVar cv;  // Signalled after each completion, once its permit is released.
+  std::vector<uint64_t> acknowledged GUARDED_BY(mu);
+  std::vector<std::pair<uint64_t, Status>> failed GUARDED_BY(mu);
+  uint64_t in_flight GUARDED_BY(mu) = 0;
   // From WatchLowest on, the lowest limit the limiter had at any completion.
-  bool watching = false;
-  int lowest = 0;
+  bool watching GUARDED_BY(mu) = false;
+  int lowest GUARDED_BY(mu) = 0;
 
   void WatchLowest(int from) {
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     watching = true;
     lowest = from;
   }
   // Waits until `more` writes beyond those acknowledged by now are acknowledged and `limiter`'s
   // limit is above the lowest seen, at most `within`.
   bool WaitForRecovery(const tuner::Limiter& limiter, size_t more, std::chrono::seconds within) {
-    std::unique_lock lock(mu);
+    MutexLock lock(mu);
     const size_t target = acknowledged.size() + more;
-    return cv.wait_for(lock, within,
-                       [&] { return acknowledged.size() >= target && limiter.limit() > lowest; });
+    return cv.WaitFor(lock, within, [&]() REQUIRES(mu) {
+      return acknowledged.size() >= target && limiter.limit() > lowest;
+    });
   }
   // Waits until `ready()` holds (called under `mu`, after every completion), at most `within`.
   template <typename Ready>
   bool WaitUntil(Ready ready, std::chrono::seconds within) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, within, [&] { return ready(); });
+    MutexLock lock(mu);
+    return cv.WaitFor(lock, within, std::move(ready));
+  }
+  int Lowest() {
+    MutexLock lock(mu);
+    return lowest;
   }
 };
 
@@ -298,7 +305,7 @@ class BurstWriter {
             if (!permit.ok()) continue;
             auto held = std::make_shared<tuner::Permit>(*std::move(permit));
             {
-              std::lock_guard lock(log.mu);
+              MutexLock lock(log.mu);
               ++log.in_flight;
             }
             auto done = [&log, &limiter, held, n](Status s) {
@@ -307,7 +314,7 @@ class BurstWriter {
               } else {
                 held->Dropped();
               }
-              std::lock_guard lock(log.mu);
+              MutexLock lock(log.mu);
               if (s.ok()) {
                 log.acknowledged.push_back(n);
               } else {
@@ -315,7 +322,7 @@ class BurstWriter {
               }
               if (log.watching) log.lowest = std::min(log.lowest, limiter.limit());
               --log.in_flight;
-              log.cv.notify_all();
+              log.cv.NotifyAll();
             };
             Status submitted = store.SubmitWrite(WriteOp::Put(ns, BurstId(n), BurstBlob(n)), done);
             submitted_.store(n + 1);
@@ -810,24 +817,26 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
   std::unique_ptr<BlobStore> store = *std::move(opened);
   BurstWriter writer(*store, ns_a_, *limiter, log);
 
-  ASSERT_TRUE(log.WaitUntil([&] { return log.acknowledged.size() >= 200; },
+  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
                             std::chrono::seconds(30)));
   const int before = limiter->limit();
   log.WatchLowest(before);
   PausedOsd osd(cluster->OsdPid());
   ASSERT_TRUE(osd.paused());
-  ASSERT_TRUE(log.WaitUntil([&] { return !log.failed.empty() && log.lowest < before; },
-                            std::chrono::seconds(30)))
+  ASSERT_TRUE(
+      log.WaitUntil([&]() REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
+                    std::chrono::seconds(30)))
       << "limit " << limiter->limit() << " (before " << before << ")";
 
   ASSERT_TRUE(osd.Continue());
   ASSERT_TRUE(log.WaitForRecovery(*limiter, 200, std::chrono::seconds(60)))
-      << "limit " << limiter->limit() << " (lowest " << log.lowest << ")";
+      << "limit " << limiter->limit() << " (lowest " << log.Lowest() << ")";
   const int after = limiter->limit();
   writer.Stop();
-  ASSERT_TRUE(log.WaitUntil([&] { return log.in_flight == 0; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.in_flight == 0; },
+                            std::chrono::seconds(30)));
 
-  std::lock_guard lock(log.mu);
+  MutexLock lock(log.mu);
   for (uint64_t n : log.acknowledged) {
     auto got = store->Get(ns_a_, BurstId(n));
     ASSERT_TRUE(got.ok()) << "acknowledged write " << n << ": " << got.status().ToString();
@@ -886,7 +895,7 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
   std::unique_ptr<BlobStore> store = *std::move(opened);
   BurstWriter writer(*store, ns, *limiter, log);
 
-  ASSERT_TRUE(log.WaitUntil([&] { return log.acknowledged.size() >= 200; },
+  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
                             std::chrono::seconds(30)));
   const int before = limiter->limit();
   log.WatchLowest(before);
@@ -896,20 +905,22 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
   // Writes from here to the restart are sent while no OSD runs: any of them acknowledged was
   // resent to the new OSD and acknowledged by it.
   const uint64_t first_write_while_down = writer.submitted();
-  ASSERT_TRUE(log.WaitUntil([&] { return !log.failed.empty() && log.lowest < before; },
-                            std::chrono::seconds(30)))
+  ASSERT_TRUE(
+      log.WaitUntil([&]() REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
+                    std::chrono::seconds(30)))
       << "limit " << limiter->limit() << " (before " << before << ")";
 
   const uint64_t first_write_after_down = writer.submitted();
   ASSERT_TRUE(osd.Restart()) << osd.output();
   const auto restarted_at = std::chrono::steady_clock::now();
   ASSERT_TRUE(log.WaitForRecovery(*limiter, 200, std::chrono::seconds(60)))
-      << "limit " << limiter->limit() << " (lowest " << log.lowest << ")";
+      << "limit " << limiter->limit() << " (lowest " << log.Lowest() << ")";
   const int after = limiter->limit();
   writer.Stop();
-  ASSERT_TRUE(log.WaitUntil([&] { return log.in_flight == 0; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.in_flight == 0; },
+                            std::chrono::seconds(30)));
 
-  std::lock_guard lock(log.mu);
+  MutexLock lock(log.mu);
   size_t lost = 0;
   size_t acknowledged_from_down = 0;  // Sent while no OSD ran, acknowledged by the new one.
   for (uint64_t n : log.acknowledged) {

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "scripted_algorithm.h"
 
 namespace blobtune::tuner {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 
 namespace blobtune {
 namespace {

@@ -8,14 +8,14 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
-#include <mutex>
 #include <random>
 #include <stop_token>
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/mutex.h"
+#include "common/fake_clock.h"
 #include "scripted_algorithm.h"
 
 namespace blobtune::tuner {
@@ -40,18 +40,18 @@ class StopBoard {
  public:
   explicit StopBoard(size_t slots) : sources_(slots) {}
   std::stop_token Fresh(size_t slot) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     sources_[slot] = std::stop_source();
     return sources_[slot].get_token();
   }
   void Stop(size_t slot) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     sources_[slot].request_stop();
   }
 
  private:
-  std::mutex mu_;
-  std::vector<std::stop_source> sources_;
+  Mutex mu_;
+  std::vector<std::stop_source> sources_ GUARDED_BY(mu_);
 };
 
 struct StressConfig {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/fake_clock.h"
+#include "common/fake_clock.h"
 #include "scripted_algorithm.h"
 
 namespace blobtune::tuner {

@@ -5,25 +5,26 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::tuner::testing {
 
-// Shared between the test and the algorithm the limiter owns. Thread-safe.
+// Shared between the test and the algorithm the limiter owns. Thread-safe, once `next_limit` is
+// set (before the limiter runs).
 struct Script {
-  std::mutex mu;
-  std::vector<Sample> samples;
-  // Maps (current limit, sample) to the next limit; default keeps the limit.
+  Mutex mu;
+  std::vector<Sample> samples GUARDED_BY(mu);
+  // Maps (current limit, sample) to the next limit; default keeps the limit. Called under `mu`.
   std::function<int(int, const Sample&)> next_limit = [](int limit, const Sample&) {
     return limit;
   };
 
   std::vector<Sample> Samples() {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(mu);
     return samples;
   }
 };
@@ -38,7 +39,7 @@ class ScriptedAlgorithm final : public LimitAlgorithm {
   int min_limit() const noexcept override { return 1; }
   int max_limit() const noexcept override { return Limiter::kMaxLimit; }
   int Update(const Sample& sample) override {
-    std::lock_guard<std::mutex> lock(script_->mu);
+    MutexLock lock(script_->mu);
     script_->samples.push_back(sample);
     limit_ = script_->next_limit(limit_, sample);
     return limit_;

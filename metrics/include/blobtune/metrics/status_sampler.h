@@ -17,13 +17,12 @@
 #define BLOBTUNE_METRICS_STATUS_SAMPLER_H_
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "blobtune/metrics/registry.h"
 #include "blobtune/metrics/status_page.h"
 #include "blobtune/tuner/clock.h"
+#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::metrics {
 
@@ -37,7 +36,7 @@ class StatusSampler {
   ~StatusSampler();
 
  private:
-  void Run();
+  void Run() EXCLUDES(mu_);
   void Record();
 
   const MetricsRegistry& registry_;
@@ -45,9 +44,9 @@ class StatusSampler {
   const std::chrono::milliseconds interval_;
   const Clock& clock_;
   const TimePoint start_;
-  std::mutex mu_;
-  std::condition_variable stop_cv_;
-  bool stop_ = false;   // Guarded by mu_.
+  Mutex mu_;
+  CondVar stop_cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;  // Started in the constructor's body, once everything above is built.
 };
 

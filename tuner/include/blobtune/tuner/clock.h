@@ -1,7 +1,7 @@
 // Clock: the source of time for everything in blobtune that measures or waits.
 //
 // Components take a `Clock&` instead of calling std::chrono directly, so tests and the tuning
-// workbench can drive time by hand with a FakeClock (fake_clock.h) and never sleep.
+// workbench can drive time by hand with a FakeClock (tests/common/fake_clock.h) and never sleep.
 //
 //   blobtune::Clock& clock = blobtune::Clock::Steady();
 //   blobtune::TimePoint start = clock.Now();

@@ -1,15 +1,16 @@
 // FakeClock: a Clock whose time moves only when the owner advances it.
 //
-// For tests and the tuning workbench: controller dynamics are checked in simulated time, with no
-// sleeping and identical results on every run.
+// For tests and the tuning workbench, not part of the installed library: controller dynamics are
+// checked in simulated time, with no sleeping and identical results on every run. Link
+// blobtune_test_common and #include "common/fake_clock.h".
 //
 //   blobtune::FakeClock clock;
 //   limiter_options.clock = &clock;
 //   clock.Advance(std::chrono::milliseconds(5));
 //
 // Thread-safety: Now(), Advance() and Set() may be called from any thread; time never goes back.
-#ifndef BLOBTUNE_TUNER_FAKE_CLOCK_H_
-#define BLOBTUNE_TUNER_FAKE_CLOCK_H_
+#ifndef BLOBTUNE_TESTS_COMMON_FAKE_CLOCK_H_
+#define BLOBTUNE_TESTS_COMMON_FAKE_CLOCK_H_
 
 #include <atomic>
 #include <cstdint>
@@ -59,4 +60,4 @@ class FakeClock final : public Clock {
 
 }  // namespace blobtune
 
-#endif  // BLOBTUNE_TUNER_FAKE_CLOCK_H_
+#endif  // BLOBTUNE_TESTS_COMMON_FAKE_CLOCK_H_
