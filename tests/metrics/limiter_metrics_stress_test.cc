@@ -12,7 +12,6 @@
 #include <latch>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -23,8 +22,9 @@
 
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/registry.h"
-#include "blobtune/tuner/fake_clock.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/mutex.h"
+#include "common/fake_clock.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
@@ -64,18 +64,18 @@ class StopBoard {
  public:
   explicit StopBoard(size_t slots) : sources_(slots) {}
   std::stop_token Fresh(size_t slot) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     sources_[slot] = std::stop_source();
     return sources_[slot].get_token();
   }
   void Stop(size_t slot) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     sources_[slot].request_stop();
   }
 
  private:
-  std::mutex mu_;
-  std::vector<std::stop_source> sources_;
+  Mutex mu_;
+  std::vector<std::stop_source> sources_ GUARDED_BY(mu_);
 };
 
 class LimiterMetricsStressTest : public ::testing::Test {
