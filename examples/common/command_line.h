@@ -2,7 +2,7 @@
 // that every program speaks the same dialect by construction: --help and --version (exit 0);
 // "PROGRAM: MESSAGE (see --help)" on stderr and exit status 2 for an unknown flag or a bad value,
 // with the message naming the flag as the user typed it; sizes with K/M/G suffixes (ByteSize);
-// defaults in --help as a person writes them (0.1, 4M).
+// defaults in --help as a person writes them (0.1, 4M); comma lists read alike (SplitList).
 //
 //   examples::CommandLine cli("blobtune-load", "blobtune-load: HTTP load against the server.");
 //   cli.Add()("seconds", cli.Value(&seconds, "S"), "measured duration")
@@ -75,6 +75,20 @@ inline constexpr int kBadFlags = 2;  // The exit status of an unknown flag or a 
 inline int UsageError(std::string_view program, std::string_view message) {
   std::cerr << program << ": " << message << " (see --help)\n";
   return kBadFlags;
+}
+
+// A comma-separated flag value as its items, empty ones dropped: "1,2,,auto" -> 1, 2, auto.
+inline std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 class CommandLine {

@@ -11,19 +11,6 @@ namespace {
 
 namespace po = examples::po;
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 bool IsFixedLimit(const std::string& c) {
   return !c.empty() && c.size() <= 6 && c.find_first_not_of("0123456789") == std::string::npos &&
          std::stoul(c) >= 1 && std::stoul(c) <= 100000;
@@ -100,7 +87,7 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
   if (config->mode != "legacy" && config->mode != "blobs" && config->mode != "both") {
     return cli.BadValue("--mode", "must be legacy, blobs or both", config->mode);
   }
-  config->concurrency = SplitList(concurrency);
+  config->concurrency = examples::SplitList(concurrency);
   for (const std::string& c : config->concurrency) {
     if (c != "auto" && !IsFixedLimit(c)) {
       return cli.BadValue("--concurrency", "takes numbers from 1 to 100000 and 'auto'", c);

@@ -50,19 +50,6 @@ bool ParseListen(const std::string& text, std::string* host, uint16_t* port) {
   return true;
 }
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Exit code 2 with a message for bad flags, 0 after --help, -1 to go on.
 int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string listen = "127.0.0.1:8080";
@@ -153,7 +140,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   if (!ParseListen(listen, &options->address, &options->port)) {
     return cli.BadValue("--listen", "must be HOST:PORT, :PORT or PORT", listen);
   }
-  options->namespaces = SplitList(namespaces);
+  options->namespaces = examples::SplitList(namespaces);
   if (max_blob.bytes == 0) return cli.BadValue("--max-blob-size", "must be > 0", max_blob);
   options->max_blob_size_bytes = max_blob.bytes;
   if (map_size.bytes == 0) return cli.BadValue("--initial-map-size", "must be > 0", map_size);
