@@ -44,7 +44,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
-#include "interleave.h"
+#include "command_line.h"
 
 namespace {
 
@@ -324,10 +324,7 @@ class RatioReporter : public benchmark::BenchmarkReporter {
 int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--benchmark_format=json";
-  std::vector<char*> args = bench::InterleavedByDefault(argc, argv);
-  int count = static_cast<int>(args.size()) - 1;
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  if (int code = bench::Initialize("blobtune-tuner-bench", argc, argv); code >= 0) return code;
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
   if (json) {
     inner = std::make_unique<benchmark::JSONReporter>();
