@@ -54,9 +54,6 @@ std::vector<SizePoint> SweepPoints();
 // --help or --version, and -1 to go on.
 int ParseFlags(int argc, char** argv, BenchConfig* config);
 
-// "100K", "1M", "4096" -> bytes; nothing for anything else.
-std::optional<size_t> ParseSize(std::string text);
-
 // 102400 -> "100k", 1048576 -> "1m", 1000 -> "1000".
 std::string SizeLabel(size_t bytes);
 

@@ -10,6 +10,7 @@
 
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/command_line.h"
 
 using namespace blobtune;
 
@@ -19,7 +20,11 @@ struct Flags {
 
 int main(int argc, char** argv) {
   Flags flags;
-  if (argc == 3 && std::string(argv[1]) == "--metrics") flags.metrics = argv[2];
+  examples::CommandLine cli("blobtune-doc-optional-exporter",
+                            "usage: blobtune-doc-optional-exporter [--metrics ADDRESS]\n");
+  cli.Add()("metrics", examples::po::value(&flags.metrics)->value_name("ADDRESS"),
+            "serve the limiter's metrics at ADDRESS (e.g. 127.0.0.1:9464)");
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
   tuner::LimiterOptions options;
 
   // example: optional

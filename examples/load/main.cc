@@ -9,19 +9,18 @@
 // 2 for bad flags; 3 if the server could not be reached.
 #include <utility>
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
-#include "blobtune/tuner/version.h"
+#include "common/command_line.h"
 #include "load_generator.h"
 
 namespace {
 
-namespace po = boost::program_options;
+namespace po = blobtune::examples::po;
 using namespace blobtune;
 
 struct Flags {
@@ -31,84 +30,78 @@ struct Flags {
   double max_ok_p99_ms = 0;  // 0: no check.
 };
 
-// Exit code 2 with a message for bad flags, 0 after --help, -1 to go on.
+// Exit code 2 with a message for bad flags, 0 after --help or --version, -1 to go on.
 int ParseFlags(int argc, char** argv, Flags* flags) {
+  using examples::ByteSize;
+  using examples::CommandLine;
   load::LoadOptions& o = flags->load;
   std::string mode = "closed";
   int64_t timeout_ms = o.timeout.count();
   double upload_ms = 0;
-  po::options_description options(
-      "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, one request\n"
-      "each at a time) or open loop (Poisson arrivals at --rate, whatever the answers).\n"
-      "PUTs go to new ids, GETs to ids already acknowledged.\n\nOptions");
-  options.add_options()("help,h", "this text")("version", "print the version and exit")(
-      "host", po::value(&o.host)->default_value(o.host), "server address")(
-      "port", po::value(&o.port)->default_value(o.port), "server port")(
-      "mode", po::value(&mode)->default_value(mode), "closed or open")(
-      "connections", po::value(&o.connections)->default_value(o.connections),
-      "closed loop: concurrent connections")(
-      "rate", po::value(&o.rate)->default_value(o.rate), "open loop: requests per second")(
-      "max-connections", po::value(&o.max_connections)->default_value(o.max_connections),
+  ByteSize size{o.size};
+  CommandLine cli("blobtune-load",
+                  "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, "
+                  "one request\neach at a time) or open loop (Poisson arrivals at --rate, whatever "
+                  "the answers).\nPUTs go to new ids, GETs to ids already acknowledged.\n",
+                  "Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms "
+                  "was exceeded;\n2 for bad flags; 3 if the server could not be reached.\n");
+  cli.Add()("host", cli.Value(&o.host, "HOST"), "server address")(
+      "port", cli.Value(&o.port, "PORT"), "server port")(
+      "mode", cli.Value(&mode, "MODE"), "closed or open")(
+      "connections", cli.Value(&o.connections, "N"), "closed loop: concurrent connections")(
+      "rate", cli.Value(&o.rate, "R"), "open loop: requests per second")(
+      "max-connections", cli.Value(&o.max_connections, "N"),
       "open loop: most connections the client opens; a request finding none free is unsent")(
-      "seconds", po::value(&o.seconds)->default_value(o.seconds), "measured duration")(
-      "warmup", po::value(&o.warmup_seconds)->default_value(o.warmup_seconds),
-      "seconds run before measuring")(
-      "put-fraction", po::value(&o.put_fraction)->default_value(o.put_fraction),
-      "share of PUTs (0..1); the rest are GETs")(
-      "size", po::value(&o.size)->default_value(o.size), "PUT body bytes")(
-      "upload-ms", po::value(&upload_ms)->default_value(upload_ms),
+      "seconds", cli.Value(&o.seconds, "S"), "measured duration")(
+      "warmup", cli.Value(&o.warmup_seconds, "S"), "seconds run before measuring")(
+      "put-fraction", cli.Value(&o.put_fraction, "F"), "share of PUTs (0..1); the rest are GETs")(
+      "size", cli.Value(&size, "BYTES"), "PUT body, bytes with optional K/M/G suffix (up to 64M)")(
+      "upload-ms", cli.Value(&upload_ms, "MS"),
       "send each PUT body over this many milliseconds, as a client on a slow link (0: at once)")(
-      "namespace", po::value(&o.ns)->default_value(o.ns), "blob namespace")(
-      "id-prefix", po::value(&o.id_prefix)->default_value(o.id_prefix),
-      "ids are PREFIX-N; use a new prefix per run")(
-      "timeout-ms", po::value(&timeout_ms)->default_value(timeout_ms), "per-request timeout")(
-      "seed", po::value(&o.seed)->default_value(o.seed), "random seed")(
+      "namespace", cli.Value(&o.ns, "NS"), "blob namespace")(
+      "id-prefix", cli.Value(&o.id_prefix, "PREFIX"), "ids are PREFIX-N; use a new prefix per run")(
+      "timeout-ms", cli.Value(&timeout_ms, "MS"), "per-request timeout")(
+      "seed", cli.Value(&o.seed, "N"), "random seed")(
       "verify", po::bool_switch(&flags->verify), "read back every acknowledged PUT afterwards")(
-      "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms),
+      "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms)->value_name("MS"),
       "exit 1 if the p99 latency of 2xx answers is above this")(
       "json", po::bool_switch(&flags->json), "also print one JSON line with the figures");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "blobtune-load: " << e.what() << " (see --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << options << "\n";
-    return 0;
-  }
-  if (vm.count("version")) {
-    std::cout << "blobtune-load " << blobtune::kVersion << "\n";
-    return 0;
-  }
-  auto bad = [](const std::string& what) {
-    std::cerr << "blobtune-load: " << what << " (see --help)\n";
-    return 2;
-  };
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (mode == "closed") {
     o.mode = load::LoadMode::kClosed;
   } else if (mode == "open") {
     o.mode = load::LoadMode::kOpen;
   } else {
-    return bad("--mode must be closed or open, not '" + mode + "'");
+    return cli.BadValue("--mode", "must be closed or open", mode);
   }
-  if (o.port == 0) return bad("--port must be 1..65535");
-  if (o.connections < 1 || o.connections > 10000) return bad("--connections must be 1..10000");
-  if (!(o.rate > 0) || o.rate > 1e6) return bad("--rate must be in (0, 1e6]");
+  if (o.port == 0) return cli.BadValue("--port", "must be 1..65535", o.port);
+  if (o.connections < 1 || o.connections > 10000) {
+    return cli.BadValue("--connections", "must be 1..10000", o.connections);
+  }
+  if (!(o.rate > 0) || o.rate > 1e6) return cli.BadValue("--rate", "must be in (0, 1000000]", o.rate);
   if (o.max_connections < 1 || o.max_connections > 10000) {
-    return bad("--max-connections must be 1..10000");
+    return cli.BadValue("--max-connections", "must be 1..10000", o.max_connections);
   }
-  if (!(o.seconds > 0) || o.seconds > 86400) return bad("--seconds must be in (0, 86400]");
-  if (!(o.warmup_seconds >= 0) || o.warmup_seconds > 3600) return bad("--warmup must be 0..3600");
-  if (!(o.put_fraction >= 0) || o.put_fraction > 1) return bad("--put-fraction must be 0..1");
-  if (o.size > (size_t{64} << 20)) return bad("--size must be at most 64 MiB");
-  if (timeout_ms < 1) return bad("--timeout-ms must be >= 1");
-  if (!(upload_ms >= 0) || upload_ms > 60'000) return bad("--upload-ms must be 0..60000");
+  if (!(o.seconds > 0) || o.seconds > 86400) {
+    return cli.BadValue("--seconds", "must be in (0, 86400]", o.seconds);
+  }
+  if (!(o.warmup_seconds >= 0) || o.warmup_seconds > 3600) {
+    return cli.BadValue("--warmup", "must be 0..3600", o.warmup_seconds);
+  }
+  if (!(o.put_fraction >= 0) || o.put_fraction > 1) {
+    return cli.BadValue("--put-fraction", "must be 0..1", o.put_fraction);
+  }
+  if (size.bytes > (size_t{64} << 20)) return cli.BadValue("--size", "must be at most 64M", size);
+  o.size = size.bytes;
+  if (timeout_ms < 1) return cli.BadValue("--timeout-ms", "must be >= 1", timeout_ms);
+  if (!(upload_ms >= 0) || upload_ms > 60'000) {
+    return cli.BadValue("--upload-ms", "must be 0..60000", upload_ms);
+  }
   o.upload_time = std::chrono::microseconds(std::llround(upload_ms * 1000));
   o.timeout = std::chrono::milliseconds(timeout_ms);
-  if (flags->max_ok_p99_ms < 0) return bad("--max-ok-p99-ms must be >= 0");
+  if (flags->max_ok_p99_ms < 0) {
+    return cli.BadValue("--max-ok-p99-ms", "must be >= 0", flags->max_ok_p99_ms);
+  }
   return -1;
 }
 

@@ -9,7 +9,6 @@
 // docs/PLANTS.md describes the plants, the measures and the JSON.
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -26,14 +25,16 @@
 #include "plant_plot.h"
 #include "plant_report.h"
 #include "real_plant.h"
-#include "common/parse_number.h"
+#include "common/command_line.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace pb = blobtune::plantbench;
 
-constexpr std::string_view kUsage = R"(usage: blobtune-plantbench [options]
+constexpr std::string_view kProgram = "blobtune-plantbench";
+
+constexpr const char* kAbout = R"(usage: blobtune-plantbench [options]
 
 Runs limit algorithms in real time against real resources of blobtune, next to a sweep of fixed
 limits (1, 2, 4, ... up to the plant's callers) measured in the same run, and reports each
@@ -50,30 +51,15 @@ every point once, in a shuffled order. Plants:
   locked_write_64k    64 KiB writes under one spin-then-yield lock on 8 workers, 64 callers
   rados_put_64k       64 KiB puts to a RADOS store on a throwaway one-OSD Ceph cluster that the
                       plant starts (builds with librados only), 128 callers
+)";
 
-  --plant NAME...       plants to run (default: all, in the order above)
-  --algorithm SPEC...   registry specs ("knee", "aimd:backoff_ratio=0.8"); default: every
-                        registered algorithm but "fixed" (the sweep is the oracle)
-  --repetitions N       repetitions of every point (default 3)
-  --seconds S           measured seconds per point (default 2)
-  --warmup S            seconds run before measuring each point (default 1)
-  --seed N              seeds the order of the points and the plants' random choices (default 1)
-  --json                print the report as JSON instead of tables
-  --plot DIR            write one SVG per plant into DIR (limit and goodput over time)
-  --twin                run only the sweeps (plus any --algorithm given) and compare each with
-                        its simulated twin, <workloads>/plant_<name>.json
-  --workloads DIR       where the twins live (default: the source tree's tests/workloads)
-  --version             print the version and exit
-  --help                this text
-
-A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
+constexpr const char* kEpilogue = R"(A progress line per point goes to stderr. Every plant with every algorithm and 3 repetitions at
 the defaults takes about 20 minutes on 2 cores. Ctrl-C stops after the point that runs.
 Exit status: 0 on success, 1 if a point fails, 2 on bad flags, 130 when interrupted.
 )";
 
 struct Flags {
   pb::BenchOptions bench;
-  bool algorithms_given = false;
   bool json = false;
   std::string plot_dir;
 };
@@ -81,95 +67,60 @@ struct Flags {
 std::atomic<bool> g_interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
-int UsageError(const std::string& message) {
-  std::cerr << "blobtune-plantbench: " << message << "\n(try --help)\n";
-  return 2;
-}
-
-using blobtune::examples::ParseNumber;
-
-// Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
+// Parses the command line into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+  namespace po = blobtune::examples::po;
   pb::BenchOptions& bench = flags.bench;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view flag = args[i];
-    // The values of a flag: the arguments up to the next one that starts with "--".
-    auto values = [&] {
-      std::vector<std::string> list;
-      while (i + 1 < args.size() && !args[i + 1].starts_with("--")) list.emplace_back(args[++i]);
-      return list;
-    };
-    // One number in [low, high] for a seconds flag.
-    auto seconds = [&](double low, double high, double& out) {
-      std::vector<std::string> list = values();
-      return list.size() == 1 && ParseNumber(list[0], out) && std::isfinite(out) && out >= low &&
-             out <= high;
-    };
-    if (flag == "--version") {
-      std::cout << "blobtune-plantbench " << blobtune::kVersion << "\n";
-      return 0;
-    } else if (flag == "--help" || flag == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (flag == "--plant") {
-      std::vector<std::string> names = values();
-      if (names.empty()) return UsageError("--plant needs at least one name");
-      for (const std::string& name : names) {
-        if (auto plant = pb::MakePlant(name); !plant.ok()) {
-          return UsageError("--plant: " + std::string(plant.status().message()));
-        }
-      }
-      bench.plants.insert(bench.plants.end(), names.begin(), names.end());
-    } else if (flag == "--algorithm") {
-      std::vector<std::string> specs = values();
-      if (specs.empty()) return UsageError("--algorithm needs at least one spec");
-      bench.algorithms.insert(bench.algorithms.end(), specs.begin(), specs.end());
-      flags.algorithms_given = true;
-    } else if (flag == "--repetitions") {
-      std::vector<std::string> list = values();
-      if (list.size() != 1 || !ParseNumber(list[0], bench.repetitions) || bench.repetitions < 1 ||
-          bench.repetitions > 100) {
-        return UsageError("--repetitions needs an integer in [1, 100]");
-      }
-    } else if (flag == "--seconds") {
-      if (!seconds(0.01, 3600, bench.measure_s)) {
-        return UsageError("--seconds needs a number of seconds in [0.01, 3600]");
-      }
-    } else if (flag == "--warmup") {
-      if (!seconds(0, 3600, bench.warmup_s)) {
-        return UsageError("--warmup needs a number of seconds in [0, 3600]");
-      }
-    } else if (flag == "--seed") {
-      std::vector<std::string> list = values();
-      if (list.size() != 1 || !ParseNumber(list[0], bench.seed)) {
-        return UsageError("--seed needs one non-negative integer");
-      }
-    } else if (flag == "--json") {
-      flags.json = true;
-    } else if (flag == "--plot") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--plot needs exactly one directory");
-      flags.plot_dir = dirs[0];
-    } else if (flag == "--twin") {
-      bench.twin = true;
-    } else if (flag == "--workloads") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--workloads needs exactly one directory");
-      bench.twin_dir = dirs[0];
-    } else {
-      return UsageError("unknown argument \"" + std::string(flag) + "\"");
+  blobtune::examples::CommandLine cli(std::string(kProgram), kAbout, kEpilogue);
+  cli.Add()("plant", po::value(&bench.plants)->multitoken()->value_name("NAME..."),
+            "plants to run (default: all, in the order above)")(
+      "algorithm", po::value(&bench.algorithms)->multitoken()->value_name("SPEC..."),
+      "registry specs (\"knee\", \"aimd:backoff_ratio=0.8\"); default: every registered "
+      "algorithm but \"fixed\" (the sweep is the oracle)")(
+      "repetitions", cli.Value(&bench.repetitions, "N"), "repetitions of every point (1..100)")(
+      "seconds", cli.Value(&bench.measure_s, "S"), "measured seconds per point (0.01..3600)")(
+      "warmup", cli.Value(&bench.warmup_s, "S"),
+      "seconds run before measuring each point (0..3600)")(
+      "seed", cli.Value(&bench.seed, "N"),
+      "seeds the order of the points and the plants' random choices")(
+      "json", po::bool_switch(&flags.json), "print the report as JSON instead of tables")(
+      "plot", po::value(&flags.plot_dir)->value_name("DIR"),
+      "write one SVG per plant into DIR (limit and goodput over time)")(
+      "twin", po::bool_switch(&bench.twin),
+      "run only the sweeps (plus any --algorithm given) and compare each with its simulated "
+      "twin, <workloads>/plant_<name>.json")(
+      "workloads", po::value(&bench.twin_dir)->value_name("DIR"),
+      "where the twins live (default: the source tree's tests/workloads)");
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
+  for (const std::string& name : bench.plants) {
+    if (auto plant = pb::MakePlant(name); !plant.ok()) {
+      return cli.UsageError("--plant: " + std::string(plant.status().message()));
     }
   }
+  if (cli.Given("plant") && bench.plants.empty()) {
+    return cli.UsageError("--plant: needs at least one name");
+  }
+  if (cli.Given("algorithm") && bench.algorithms.empty()) {
+    return cli.UsageError("--algorithm: needs at least one spec");
+  }
+  if (bench.repetitions < 1 || bench.repetitions > 100) {
+    return cli.BadValue("--repetitions", "must be 1..100", bench.repetitions);
+  }
+  if (!(bench.measure_s >= 0.01 && bench.measure_s <= 3600)) {
+    return cli.BadValue("--seconds", "must be 0.01..3600", bench.measure_s);
+  }
+  if (!(bench.warmup_s >= 0 && bench.warmup_s <= 3600)) {
+    return cli.BadValue("--warmup", "must be 0..3600", bench.warmup_s);
+  }
   if (bench.plants.empty()) bench.plants = pb::PlantNames();
-  if (!flags.algorithms_given && !bench.twin) {
+  if (!cli.Given("algorithm") && !bench.twin) {
     for (std::string_view name : blobtune::tuner::AlgorithmNames()) {
       if (name != "fixed") bench.algorithms.emplace_back(name);
     }
   }
   for (const std::string& spec : bench.algorithms) {  // Fail before any point runs.
     if (blobtune::Status s = pb::CheckAlgorithmSpec(spec); !s.ok()) {
-      return UsageError("--algorithm " + spec + ": " + s.ToString());
+      return cli.UsageError("--algorithm: " + spec + ": " + s.ToString());
     }
   }
   if (bench.twin_dir.empty()) bench.twin_dir = BLOBTUNE_WORKLOADS_DIR;
@@ -184,7 +135,10 @@ int main(int argc, char** argv) {
   if (!flags.plot_dir.empty()) {
     std::error_code error;
     fs::create_directories(flags.plot_dir, error);
-    if (error) return UsageError("--plot " + flags.plot_dir + ": " + error.message());
+    if (error) {
+      return blobtune::examples::UsageError(kProgram,
+                                            "--plot: " + flags.plot_dir + ": " + error.message());
+    }
   }
 
   // Ctrl-C ends the point that runs early and stops there: every temp directory is removed.

@@ -14,7 +14,6 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/program_options.hpp>
 #include <charconv>
 #include <csignal>
 #include <iostream>
@@ -24,33 +23,12 @@
 
 #include "blob_server.h"
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/version.h"
+#include "common/command_line.h"
 
 namespace {
 
-namespace po = boost::program_options;
+namespace po = blobtune::examples::po;
 using namespace blobtune;
-
-constexpr int kBadFlags = 2;
-
-// "100K", "4M", "1G", "4096" -> bytes.
-std::optional<size_t> ParseSize(std::string text) {
-  size_t shift = 0;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      default: break;
-    }
-    if (shift != 0) text.pop_back();
-  }
-  size_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  if (value > (size_t{1} << 40) >> shift) return std::nullopt;
-  return value << shift;
-}
 
 // "HOST:PORT", "[IPV6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
 bool ParseListen(const std::string& text, std::string* host, uint16_t* port) {
@@ -72,25 +50,12 @@ bool ParseListen(const std::string& text, std::string* host, uint16_t* port) {
   return true;
 }
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Exit code 2 with a message for bad flags, 0 after --help, -1 to go on.
 int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   std::string listen = "127.0.0.1:8080";
   std::string namespaces = "default";
-  std::string max_blob = "4M";
-  std::string map_size = "64M";
+  examples::ByteSize max_blob{size_t{4} << 20};
+  examples::ByteSize map_size{size_t{64} << 20};
   std::string queue_order = "adaptive";
   std::string durability = "durable";
   std::string store = "lmdb";
@@ -99,7 +64,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   int64_t header_ms = options->header_timeout.count();
   int64_t body_ms = options->body_timeout.count();
   int64_t grace_ms = options->shutdown_grace.count();
-  po::options_description flags(
+  examples::CommandLine cli(
+      "blobtune-server",
       "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
       "concurrency limiters (reads and writes apart).\n\n"
       "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}\n"
@@ -112,11 +78,11 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "      after ID (default from the first); a cut listing answers\n"
       "      Link: </blobs/{namespace}?...&after=LAST>; rel=\"next\" for the rest\n"
       "  GET /metrics (Prometheus)   GET /status (live charts)   GET|HEAD /healthz\n\n"
-      "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n\nOptions");
-  flags.add_options()("help,h", "this text")("version", "print the version and exit")(
-      "listen", po::value(&listen)->default_value(listen),
+      "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n");
+  cli.Add()(
+      "listen", cli.Value(&listen, "ADDR"),
       "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks a free port")(
-      "store", po::value(&store)->default_value(store),
+      "store", cli.Value(&store),
       "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
       "--rados-pool)")(
       "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required with "
@@ -124,84 +90,61 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "rados-conf", po::value(&options->rados_conf), "--store rados: the cluster's ceph.conf")(
       "rados-pool", po::value(&options->rados_pool),
       "--store rados: the pool holding the blobs (it must exist)")(
-      "namespaces", po::value(&namespaces)->default_value(namespaces),
+      "namespaces", cli.Value(&namespaces),
       "comma-separated namespaces served")(
-      "max-blob-size", po::value(&max_blob)->default_value(max_blob),
+      "max-blob-size", cli.Value(&max_blob),
       "largest PUT body, bytes with optional K/M/G suffix; larger gets 413 unread")(
-      "initial-map-size", po::value(&map_size)->default_value(map_size),
+      "initial-map-size", cli.Value(&map_size),
       "--store lmdb: the LMDB map size at open (it grows as the data does), bytes with optional "
       "K/M/G suffix")(
-      "max-connections", po::value(&options->max_connections)->default_value(options->max_connections),
+      "max-connections", cli.Value(&options->max_connections),
       "connections served at once; more get 503 and are closed")(
       "algorithm", po::value(&options->algorithm),
       "limit algorithm of both limiters as a registry spec, e.g. marginal, gradient2, "
       "fixed:limit=8 (default: blobtune's default, marginal, for both)")(
-      "wait-deadline-ms", po::value(&wait_ms)->default_value(wait_ms),
+      "wait-deadline-ms", cli.Value(&wait_ms),
       "how long a request waits for a store permit before 503 + Retry-After")(
-      "shed-wait-ms", po::value(&shed_ms)->default_value(shed_ms),
+      "shed-wait-ms", cli.Value(&shed_ms),
       "once a request has waited out its wait deadline, how long new requests may wait until a "
       "whole wait deadline passes without that (>= the wait deadline: off)")(
-      "max-queue", po::value(&options->max_queue)->default_value(options->max_queue),
+      "max-queue", cli.Value(&options->max_queue),
       "requests that may wait for a permit at once, per limiter; more get 503 at once")(
-      "queue-order", po::value(&queue_order)->default_value(queue_order),
+      "queue-order", cli.Value(&queue_order),
       "adaptive (oldest first, newest first while overloaded), fifo or lifo")(
-      "header-timeout-ms", po::value(&header_ms)->default_value(header_ms),
+      "header-timeout-ms", cli.Value(&header_ms),
       "a waiting connection must deliver a whole request header within this")(
-      "body-timeout-ms", po::value(&body_ms)->default_value(body_ms),
+      "body-timeout-ms", cli.Value(&body_ms),
       "a request body must arrive within this after its header")(
-      "read-threads", po::value(&options->read_threads)->default_value(options->read_threads),
+      "read-threads", cli.Value(&options->read_threads),
       "threads running blob reads")(
-      "durability", po::value(&durability)->default_value(durability),
+      "durability", cli.Value(&durability),
       "durable (fsync every commit), nometasync or nosync")(
-      "shutdown-grace-ms", po::value(&grace_ms)->default_value(grace_ms),
+      "shutdown-grace-ms", cli.Value(&grace_ms),
       "on SIGTERM, how long requests in flight may take before their connections are cut");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, flags), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "blobtune-server: " << e.what() << " (see --help)\n";
-    return kBadFlags;
-  }
-  if (vm.count("help")) {
-    std::cout << flags << "\n";
-    return 0;
-  }
-  if (vm.count("version")) {
-    std::cout << "blobtune-server " << blobtune::kVersion << "\n";
-    return 0;
-  }
-  auto bad = [](const std::string& what) {
-    std::cerr << "blobtune-server: " << what << " (see --help)\n";
-    return kBadFlags;
-  };
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (store == "lmdb") {
     options->store = server::StoreBackend::kLmdb;
-    if (options->data_dir.empty()) return bad("--data-dir is required with --store lmdb");
+    if (options->data_dir.empty()) return cli.UsageError("--data-dir: required with --store lmdb");
   } else if (store == "rados") {
     options->store = server::StoreBackend::kRados;
     if (!server::RadosAvailable()) {
-      return bad("--store rados: this build has no RADOS store (build it with librados-dev and "
+      return cli.UsageError("--store rados: this build has no RADOS store (build it with librados-dev and "
                  "libradospp-dev installed)");
     }
     if (options->rados_conf.empty() || options->rados_pool.empty()) {
-      return bad("--store rados needs --rados-conf and --rados-pool");
+      return cli.UsageError("--store rados needs --rados-conf and --rados-pool");
     }
   } else {
-    return bad("--store must be lmdb or rados, not '" + store + "'");
+    return cli.BadValue("--store", "must be lmdb or rados", store);
   }
   if (!ParseListen(listen, &options->address, &options->port)) {
-    return bad("--listen takes HOST:PORT, :PORT or PORT, not '" + listen + "'");
+    return cli.BadValue("--listen", "must be HOST:PORT, :PORT or PORT", listen);
   }
-  options->namespaces = SplitList(namespaces);
-  std::optional<size_t> blob = ParseSize(max_blob);
-  if (!blob || *blob == 0) return bad("--max-blob-size must be a size like 4M, not '" + max_blob + "'");
-  options->max_blob_size_bytes = *blob;
-  std::optional<size_t> map = ParseSize(map_size);
-  if (!map || *map == 0) {
-    return bad("--initial-map-size must be a size like 64M, not '" + map_size + "'");
-  }
-  options->initial_map_size_bytes = *map;
+  options->namespaces = examples::SplitList(namespaces);
+  if (max_blob.bytes == 0) return cli.BadValue("--max-blob-size", "must be > 0", max_blob);
+  options->max_blob_size_bytes = max_blob.bytes;
+  if (map_size.bytes == 0) return cli.BadValue("--initial-map-size", "must be > 0", map_size);
+  options->initial_map_size_bytes = map_size.bytes;
   if (queue_order == "adaptive") {
     options->queue_order = tuner::QueueOrder::kAdaptive;
   } else if (queue_order == "lifo") {
@@ -209,7 +152,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   } else if (queue_order == "fifo") {
     options->queue_order = tuner::QueueOrder::kFifo;
   } else {
-    return bad("--queue-order must be adaptive, fifo or lifo, not '" + queue_order + "'");
+    return cli.BadValue("--queue-order", "must be adaptive, fifo or lifo", queue_order);
   }
   if (durability == "durable") {
     options->durability = store::Durability::kDurable;
@@ -218,8 +161,10 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   } else if (durability == "nosync") {
     options->durability = store::Durability::kNoSync;
   } else {
-    return bad("--durability must be durable, nometasync or nosync, not '" + durability + "'");
+    return cli.BadValue("--durability", "must be durable, nometasync or nosync", durability);
   }
+  if (header_ms <= 0) return cli.BadValue("--header-timeout-ms", "must be > 0", header_ms);
+  if (body_ms <= 0) return cli.BadValue("--body-timeout-ms", "must be > 0", body_ms);
   options->wait_deadline = std::chrono::milliseconds(wait_ms);
   options->shed_wait = std::chrono::milliseconds(shed_ms);
   options->header_timeout = std::chrono::milliseconds(header_ms);
@@ -227,9 +172,19 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);
   if (!options->algorithm.empty()) {
     Status made = tuner::MakeAlgorithmFromText(options->algorithm).status();
-    if (!made.ok()) return bad("--algorithm: " + std::string(made.message()));
+    if (!made.ok()) return cli.UsageError("--algorithm: " + std::string(made.message()));
   }
-  if (Status valid = options->Validate(); !valid.ok()) return bad(std::string(valid.message()));
+  // ServerOptions::Validate() speaks of its fields; the user typed flags.
+  if (Status valid = options->Validate(); !valid.ok()) {
+    return cli.ValidationError(
+        valid.message(),
+        {{"namespaces", "--namespaces", namespaces},
+         {"max_connections", "--max-connections", std::to_string(options->max_connections)},
+         {"wait_deadline", "--wait-deadline-ms", std::to_string(wait_ms)},
+         {"shed_wait", "--shed-wait-ms", std::to_string(shed_ms)},
+         {"read_threads", "--read-threads", std::to_string(options->read_threads)},
+         {"shutdown_grace", "--shutdown-grace-ms", std::to_string(grace_ms)}});
+  }
   return -1;
 }
 

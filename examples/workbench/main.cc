@@ -8,7 +8,6 @@
 //
 // The workload format is documented in docs/WORKLOADS.md, the metrics in score.h.
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -27,47 +26,14 @@
 #include "generator.h"
 #include "report.h"
 #include "svg_plot.h"
-#include "common/parse_number.h"
+#include "common/command_line.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace wb = blobtune::workbench;
 
-constexpr std::string_view kUsage = R"(usage: blobtune-workbench (--workload FILE... | --suite DIR) [options]
-       blobtune-workbench --generate N [--seed S] [--family F] [--write DIR] [options]
-
-Runs limit algorithms through the real blobtune limiter against simulated workloads and compares
-each with the best static limit of every phase (the oracle).
-
-  --workload FILE...    workload files (JSON, see docs/WORKLOADS.md)
-  --suite DIR           every *.json file in DIR, in name order
-  --generate N          N workloads drawn at random from the families of docs/WORKLOADS.md
-                        (round-robin over them), named <family>-<index>; with --seed S
-                        (default 1) the draw, not a replacement of each workload's seed
-  --family F            draw every generated workload from family F
-  --write DIR           also save the generated workloads as DIR/<name>.json (to replay one
-                        with --workload)
-  --algorithm SPEC...   algorithms to run, as registry specs ("aimd", "vegas:alpha_factor=4");
-                        default: every registered algorithm. "oracle" runs the oracle's L*
-                        of each phase as a static limit switched at each step (a reference)
-  --json                print the report as JSON instead of a table
-  --plot DIR            write one SVG per workload into DIR
-  --seed N              seed every workload with N instead of its own seed (with --generate:
-                        seed the draw)
-  --threads N           simulations run at once (default 2)
-  --metrics ADDR        serve Prometheus metrics of every simulated limiter at ADDR (e.g.
-                        127.0.0.1:9464, :9464; port 0 picks one), limiter label
-                        "<workload>/<algorithm>", latencies in simulated time; after the run
-                        the program keeps serving until interrupted (Ctrl-C)
-  --oracle-cache DIR    keep each workload's oracle in DIR and reuse it in later runs (keyed
-                        by the workload's text, its seed and the oracle's settings, not by
-                        the simulator's code: use a new DIR after changing the workbench)
-  --version             print the version and exit
-  --help                this text
-
-Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload file.
-)";
+constexpr std::string_view kProgram = "blobtune-workbench";
 
 struct Flags {
   std::vector<std::string> workloads;
@@ -85,107 +51,87 @@ struct Flags {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
+// For the checks after the command line has been read: the message format of its errors.
 int UsageError(const std::string& message) {
-  std::cerr << "blobtune-workbench: " << message << "\n(try --help)\n";
-  return 2;
+  return blobtune::examples::UsageError(kProgram, message);
 }
 
-using blobtune::examples::ParseNumber;
-
-// Parses argv into `flags`; returns an exit code to stop with, or -1 to go on.
+// Parses the command line into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
-  bool have_suite = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view flag = args[i];
-    // The values of a flag: the arguments up to the next one that starts with "--".
-    auto values = [&] {
-      std::vector<std::string> list;
-      while (i + 1 < args.size() && !args[i + 1].starts_with("--")) list.emplace_back(args[++i]);
-      return list;
-    };
-    if (flag == "--version") {
-      std::cout << "blobtune-workbench " << blobtune::kVersion << "\n";
-      return 0;
-    } else if (flag == "--help" || flag == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (flag == "--workload") {
-      std::vector<std::string> files = values();
-      if (files.empty()) return UsageError("--workload needs at least one file");
-      flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
-    } else if (flag == "--suite") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--suite needs exactly one directory");
-      std::error_code error;
-      std::vector<std::string> files;
-      for (const fs::directory_entry& entry : fs::directory_iterator(dirs[0], error)) {
-        if (entry.path().extension() == ".json") files.push_back(entry.path().string());
-      }
-      if (error) return UsageError("--suite " + dirs[0] + ": " + error.message());
-      if (files.empty()) return UsageError("--suite " + dirs[0] + ": no *.json workload in it");
-      std::sort(files.begin(), files.end());
-      flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
-      have_suite = true;
-    } else if (flag == "--algorithm") {
-      std::vector<std::string> specs = values();
-      if (specs.empty()) return UsageError("--algorithm needs at least one name");
-      flags.algorithms.insert(flags.algorithms.end(), specs.begin(), specs.end());
-    } else if (flag == "--json") {
-      flags.json = true;
-    } else if (flag == "--plot") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--plot needs exactly one directory");
-      flags.plot_dir = dirs[0];
-    } else if (flag == "--seed") {
-      std::vector<std::string> seeds = values();
-      uint64_t seed = 0;
-      if (seeds.size() != 1 || !ParseNumber(seeds[0], seed)) {
-        return UsageError("--seed needs one non-negative integer");
-      }
-      flags.seed = seed;
-    } else if (flag == "--threads") {
-      std::vector<std::string> counts = values();
-      if (counts.size() != 1 || !ParseNumber(counts[0], flags.threads) || flags.threads < 1 ||
-          flags.threads > 256) {
-        return UsageError("--threads needs an integer in [1, 256]");
-      }
-    } else if (flag == "--generate") {
-      std::vector<std::string> counts = values();
-      if (counts.size() != 1 || !ParseNumber(counts[0], flags.generate) || flags.generate < 1 ||
-          flags.generate > 100'000) {
-        return UsageError("--generate needs a count in [1, 100000]");
-      }
-    } else if (flag == "--family") {
-      std::vector<std::string> families = values();
-      if (families.size() != 1) return UsageError("--family needs one family name");
-      flags.family = families[0];
-    } else if (flag == "--write") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--write needs exactly one directory");
-      flags.write_dir = dirs[0];
-    } else if (flag == "--oracle-cache") {
-      std::vector<std::string> dirs = values();
-      if (dirs.size() != 1) return UsageError("--oracle-cache needs exactly one directory");
-      flags.oracle_cache_dir = dirs[0];
-    } else if (flag == "--metrics") {
-      std::vector<std::string> addresses = values();
-      if (addresses.size() != 1) return UsageError("--metrics needs one address (HOST:PORT)");
-      flags.metrics = addresses[0];
-    } else {
-      return UsageError("unknown argument \"" + std::string(flag) + "\"");
-    }
+  namespace po = blobtune::examples::po;
+  blobtune::examples::CommandLine cli(
+      std::string(kProgram),
+      "usage: blobtune-workbench (--workload FILE... | --suite DIR) [options]\n"
+      "       blobtune-workbench --generate N [--seed S] [--family F] [--write DIR] [options]\n\n"
+      "Runs limit algorithms through the real blobtune limiter against simulated workloads and\n"
+      "compares each with the best static limit of every phase (the oracle).\n",
+      "Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload "
+      "file.\n");
+  std::string suite;
+  uint64_t seed = 0;
+  cli.Add()("workload", po::value(&flags.workloads)->multitoken()->value_name("FILE..."),
+            "workload files (JSON, see docs/WORKLOADS.md)")(
+      "suite", po::value(&suite)->value_name("DIR"), "every *.json file in DIR, in name order")(
+      "generate", po::value(&flags.generate)->value_name("N"),
+      "N workloads (1..100000) drawn at random from the families of docs/WORKLOADS.md "
+      "(round-robin over them), named <family>-<index>; with --seed S (default 1) the draw, not "
+      "a replacement of each workload's seed")(
+      "family", po::value(&flags.family)->value_name("F"),
+      "draw every generated workload from family F")(
+      "write", po::value(&flags.write_dir)->value_name("DIR"),
+      "also save the generated workloads as DIR/<name>.json (to replay one with --workload)")(
+      "algorithm", po::value(&flags.algorithms)->multitoken()->value_name("SPEC..."),
+      "algorithms to run, as registry specs (\"aimd\", \"vegas:alpha_factor=4\"); default: every "
+      "registered algorithm. \"oracle\" runs the oracle's L* of each phase as a static limit "
+      "switched at each step (a reference)")(
+      "json", po::bool_switch(&flags.json), "print the report as JSON instead of a table")(
+      "plot", po::value(&flags.plot_dir)->value_name("DIR"), "write one SVG per workload into DIR")(
+      "seed", po::value(&seed)->value_name("N"),
+      "seed every workload with N instead of its own seed (with --generate: seed the draw)")(
+      "threads", cli.Value(&flags.threads, "N"), "simulations run at once (1..256)")(
+      "metrics", po::value(&flags.metrics)->value_name("ADDR"),
+      "serve Prometheus metrics of every simulated limiter at ADDR (e.g. 127.0.0.1:9464, :9464; "
+      "port 0 picks one), limiter label \"<workload>/<algorithm>\", latencies in simulated "
+      "time; after the run the program keeps serving until interrupted (Ctrl-C)")(
+      "oracle-cache", po::value(&flags.oracle_cache_dir)->value_name("DIR"),
+      "keep each workload's oracle in DIR and reuse it in later runs (keyed by the workload's "
+      "text, its seed and the oracle's settings, not by the simulator's code: use a new DIR "
+      "after changing the workbench)");
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
+  if (cli.Given("seed")) flags.seed = seed;
+  if (flags.threads < 1 || flags.threads > 256) {
+    return cli.BadValue("--threads", "must be 1..256", flags.threads);
   }
-  (void)have_suite;
+  if (cli.Given("generate") && (flags.generate < 1 || flags.generate > 100'000)) {
+    return cli.BadValue("--generate", "must be 1..100000", flags.generate);
+  }
+  if (cli.Given("workload") && flags.workloads.empty()) {
+    return cli.UsageError("--workload: needs at least one file");
+  }
+  if (cli.Given("algorithm") && flags.algorithms.empty()) {
+    return cli.UsageError("--algorithm: needs at least one spec");
+  }
+  if (cli.Given("suite")) {
+    std::error_code error;
+    std::vector<std::string> files;
+    for (const fs::directory_entry& entry : fs::directory_iterator(suite, error)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
+    if (error) return cli.UsageError("--suite: " + suite + ": " + error.message());
+    if (files.empty()) return cli.UsageError("--suite: " + suite + ": no *.json workload in it");
+    std::sort(files.begin(), files.end());
+    flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
+  }
   if (flags.generate > 0) {
     if (!flags.workloads.empty()) {
-      return UsageError("--generate runs generated workloads only: drop --workload and --suite");
+      return cli.UsageError(
+          "--generate runs generated workloads only: drop --workload and --suite");
     }
   } else {
-    if (!flags.family.empty()) return UsageError("--family needs --generate");
-    if (!flags.write_dir.empty()) return UsageError("--write needs --generate");
+    if (!flags.family.empty()) return cli.UsageError("--family needs --generate");
+    if (!flags.write_dir.empty()) return cli.UsageError("--write needs --generate");
     if (flags.workloads.empty()) {
-      return UsageError("give --workload FILE..., --suite DIR or --generate N");
+      return cli.UsageError("give --workload FILE..., --suite DIR or --generate N");
     }
   }
   return -1;
@@ -200,7 +146,7 @@ int AddGenerated(const Flags& flags, wb::BenchOptions& options) {
   if (!flags.write_dir.empty()) {
     std::error_code error;
     fs::create_directories(flags.write_dir, error);
-    if (error) return UsageError("--write " + flags.write_dir + ": " + error.message());
+    if (error) return UsageError("--write: " + flags.write_dir + ": " + error.message());
   }
   for (const wb::GeneratedWorkload& g : *generated) {
     blobtune::StatusOr<wb::Workload> workload = wb::ParseWorkload(g.json, g.name);
@@ -249,7 +195,9 @@ int main(int argc, char** argv) {
     if (spec == wb::kOracleSchedule) continue;
     blobtune::StatusOr<std::unique_ptr<blobtune::tuner::LimitAlgorithm>> algorithm =
         wb::MakeRegistryAlgorithm(spec, wb::LimitBounds{});
-    if (!algorithm.ok()) return UsageError("--algorithm " + spec + ": " + algorithm.status().ToString());
+    if (!algorithm.ok()) {
+      return UsageError("--algorithm: " + spec + ": " + algorithm.status().ToString());
+    }
   }
   options.progress = [](std::string_view line) { std::cerr << line << "\n"; };
 

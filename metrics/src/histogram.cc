@@ -16,25 +16,24 @@ std::vector<uint64_t> StrictlyIncreasing(std::vector<uint64_t> bounds) {
 
 AtomicHistogram::AtomicHistogram(std::vector<uint64_t> upper_bounds)
     : upper_bounds_(StrictlyIncreasing(std::move(upper_bounds))),
-      counts_(std::make_unique<std::atomic<uint64_t>[]>(upper_bounds_.size() + 1)) {}
+      sum_index_(upper_bounds_.size() + 1),
+      counts_(upper_bounds_.size() + 2) {}
 
-void AtomicHistogram::Observe(uint64_t value, uint64_t weight) noexcept {
+void AtomicHistogram::ObserveNonZero(uint64_t value, uint64_t weight) noexcept {
   // A binary search over ~20 bounds: a handful of predictable compares, no shared writes.
   const auto it = std::lower_bound(upper_bounds_.begin(), upper_bounds_.end(), value);
   const auto bucket = static_cast<size_t>(it - upper_bounds_.begin());
-  counts_[bucket].fetch_add(weight, std::memory_order_relaxed);
-  if (value != 0) sum_.fetch_add(value * weight, std::memory_order_relaxed);
+  counts_.Add(bucket, weight, sum_index_, value * weight);
 }
 
 HistogramSnapshot AtomicHistogram::Snapshot() const {
+  std::vector<uint64_t> totals = counts_.Read();
   HistogramSnapshot s;
   s.upper_bounds = upper_bounds_;
-  s.counts.resize(upper_bounds_.size() + 1);
-  for (size_t i = 0; i < s.counts.size(); ++i) {
-    s.counts[i] = counts_[i].load(std::memory_order_relaxed);
-    s.count += s.counts[i];
-  }
-  s.sum = sum_.load(std::memory_order_relaxed);
+  s.sum = totals[sum_index_];
+  totals.pop_back();
+  s.counts = std::move(totals);
+  for (uint64_t count : s.counts) s.count += count;
   return s;
 }
 

@@ -1,7 +1,9 @@
 #include "blobtune/metrics/limiter_metrics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
+#include <vector>
 
 namespace blobtune::metrics {
 namespace {
@@ -68,17 +70,27 @@ void LimiterMetrics::OnAcquireFailed(tuner::AcquireFailure why) {
 }
 
 void LimiterMetrics::OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) {
+  // The first three PermitEnds are the PermitOutcomes, in the same order.
+  static_assert(static_cast<size_t>(PermitEnd::kSuccess) ==
+                    static_cast<size_t>(tuner::PermitOutcome::kSuccess) &&
+                static_cast<size_t>(PermitEnd::kDropped) ==
+                    static_cast<size_t>(tuner::PermitOutcome::kDropped) &&
+                static_cast<size_t>(PermitEnd::kIgnored) ==
+                    static_cast<size_t>(tuner::PermitOutcome::kIgnored));
+  // Most permits are untimed at high rates: for them this stays a leaf function.
+  if (sample != nullptr) [[unlikely]] return OnTimedRelease(outcome, *sample);
+  permits_.Add(static_cast<size_t>(outcome));
+}
+
+void LimiterMetrics::OnTimedRelease(tuner::PermitOutcome outcome, const tuner::Sample& sample) {
+  permits_.Add(static_cast<size_t>(outcome));
   switch (outcome) {
     case tuner::PermitOutcome::kSuccess:
-      Count(PermitEnd::kSuccess);
-      if (sample != nullptr) success_latency_.Observe(Nanos(sample->latency), sample->weight);
-      return;
+      return success_latency_.Observe(Nanos(sample.latency), sample.weight);
     case tuner::PermitOutcome::kDropped:
-      Count(PermitEnd::kDropped);
-      if (sample != nullptr) dropped_latency_.Observe(Nanos(sample->latency), sample->weight);
-      return;
+      return dropped_latency_.Observe(Nanos(sample.latency), sample.weight);
     case tuner::PermitOutcome::kIgnored:
-      return Count(PermitEnd::kIgnored);
+      return;  // Ignored permits carry no sample.
   }
 }
 
@@ -96,9 +108,8 @@ void LimiterMetrics::OnLimitChanged(int old_limit, int new_limit,
 LimiterSnapshot LimiterMetrics::Snapshot() const {
   LimiterSnapshot s;
   s.name = name_;
-  for (size_t i = 0; i < kPermitEndCount; ++i) {
-    s.permits[i] = permits_[i].load(std::memory_order_relaxed);
-  }
+  const std::vector<uint64_t> permits = permits_.Read();
+  std::copy(permits.begin(), permits.end(), s.permits.begin());
   s.limit_increases = limit_increases_.load(std::memory_order_relaxed);
   s.limit_decreases = limit_decreases_.load(std::memory_order_relaxed);
   s.success_latency = success_latency_.Snapshot();

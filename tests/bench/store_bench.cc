@@ -51,7 +51,7 @@
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "crc32c.h"
-#include "interleave.h"
+#include "command_line.h"
 
 namespace blobtune::store {
 namespace {
@@ -406,10 +406,7 @@ BENCHMARK(BM_RawLmdbGetZeroCopyConsume)->Apply(SizeArgs);
 }  // namespace blobtune::store
 
 int main(int argc, char** argv) {
-  std::vector<char*> args = bench::InterleavedByDefault(argc, argv);
-  int count = static_cast<int>(args.size()) - 1;
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  if (int code = bench::Initialize("blobtune-store-bench", argc, argv); code >= 0) return code;
   blobtune::store::BenchWorld world;
   blobtune::store::world = &world;
   benchmark::RunSpecifiedBenchmarks();

@@ -16,7 +16,10 @@
 // that the machine's drift hits a benchmark and its floor alike; quote the medians.
 //
 // After the run it prints, per thread count, each benchmark's time / AtomicSemaphore time
-// (medians when repetitions are asked for), so the comparison is always within one run.
+// (medians when repetitions are asked for), so the comparison is always within one run, and a
+// summary of the atomic semaphore, the bare gradient limiter and the same limiter observed by
+// metrics/ at 1 and 2 threads with their ratios (bare / semaphore, observed / bare, observed /
+// semaphore).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -41,7 +44,7 @@
 
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
-#include "interleave.h"
+#include "command_line.h"
 
 namespace {
 
@@ -230,6 +233,42 @@ class RatioReporter : public benchmark::BenchmarkReporter {
   }
   void Finalize() override { inner_->Finalize(); }
 
+  // The three that matter most side by side: the floor, the bare limiter and the same limiter
+  // observed by metrics/, per thread count, and their ratios (the cost of the limiter over
+  // the floor, and of observing it over not).
+  void PrintSummary() const {
+    constexpr std::string_view kSemaphore = "BM_AtomicSemaphoreAcquireRelease";
+    constexpr std::string_view kBare = "BM_LimiterAcquireRelease/gradient/";
+    constexpr std::string_view kObserved = "BM_ObservedLimiterAcquireRelease/gradient_observed/";
+    std::fprintf(stderr, "\nsummary (same run; ns per acquire+release, real / cpu):\n");
+    std::fprintf(stderr, "  %-28s %-22s %-22s\n", "", "threads:1", "threads:2");
+    auto row = [&](const char* label, auto value) {
+      std::fprintf(stderr, "  %-28s", label);
+      for (const char* threads : {"threads:1", "threads:2"}) {
+        const Times t = value(threads);
+        std::fprintf(stderr, " %-22s", t.real > 0 && t.cpu > 0 ? Format(t).c_str() : "-");
+      }
+      std::fprintf(stderr, "\n");
+    };
+    auto ratio = [&](std::string_view a, std::string_view b) {
+      return [this, a, b](const char* threads) {
+        const Times x = Find(a, threads);
+        const Times y = Find(b, threads);
+        if (y.real <= 0 || y.cpu <= 0) return Times{};
+        return Times{x.real / y.real, x.cpu / y.cpu, /*ratio=*/true};
+      };
+    };
+    auto time = [&](std::string_view a) {
+      return [this, a](const char* threads) { return Find(a, threads); };
+    };
+    row("atomic semaphore", time(kSemaphore));
+    row("limiter, bare", time(kBare));
+    row("limiter, observed", time(kObserved));
+    row("bare / semaphore", ratio(kBare, kSemaphore));
+    row("observed / bare", ratio(kObserved, kBare));
+    row("observed / semaphore", ratio(kObserved, kSemaphore));
+  }
+
   // Real time is what a caller waits; CPU time is robust to other processes on a shared
   // machine. Both, as ratios to the floor measured in this run.
   void PrintRatios() const {
@@ -256,7 +295,18 @@ class RatioReporter : public benchmark::BenchmarkReporter {
   struct Times {
     double real = 0;
     double cpu = 0;
+    bool ratio = false;  // A ratio of two times rather than a time.
   };
+
+  static std::string Format(const Times& t) {
+    char text[64];
+    if (t.ratio) {
+      std::snprintf(text, sizeof text, "%.2fx / %.2fx", t.real, t.cpu);
+    } else {
+      std::snprintf(text, sizeof text, "%.1f / %.1f", t.real, t.cpu);
+    }
+    return text;
+  }
 
   Times Find(std::string_view benchmark, std::string_view threads) const {
     for (const auto& [name, times] : times_) {
@@ -274,10 +324,7 @@ class RatioReporter : public benchmark::BenchmarkReporter {
 int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--benchmark_format=json";
-  std::vector<char*> args = bench::InterleavedByDefault(argc, argv);
-  int count = static_cast<int>(args.size()) - 1;
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  if (int code = bench::Initialize("blobtune-tuner-bench", argc, argv); code >= 0) return code;
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
   if (json) {
     inner = std::make_unique<benchmark::JSONReporter>();
@@ -287,6 +334,7 @@ int main(int argc, char** argv) {
   RatioReporter reporter(std::move(inner));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.PrintRatios();
+  reporter.PrintSummary();
   benchmark::Shutdown();
   return 0;
 }

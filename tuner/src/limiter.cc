@@ -23,8 +23,15 @@ constexpr Duration kStrideWindow = std::chrono::milliseconds(10);
 constexpr uint32_t kMaxStride = 1024;
 // While only one permit in `stride` is timed, one is timed at least this often anyway.
 constexpr Duration kMaxSampleGap = std::chrono::milliseconds(20);
-// One grant in this many (a power of two) checks whether a sample is overdue.
-constexpr uint64_t kOverdueCheckEvery = 4;
+// While stride > 1, one grant in stride / kOverdueChecksPerStride (but at least one in
+// kMinOverdueCheckEvery; powers of two) looks at the coarse clock to see whether a sample is
+// overdue. So the clock is read about kOverdueChecksPerStride times per sample, a cost that
+// follows the sampling rate rather than the completion rate: a coarse clock read and its call
+// cost about as much as a whole untimed permit, so one grant in 4 at 10^8 grants per second
+// made every permit 20% dearer. A rate that collapses is then noticed within stride / 32
+// grants of a sample falling due instead of `stride` grants.
+constexpr uint64_t kOverdueChecksPerStride = 32;
+constexpr uint64_t kMinOverdueCheckEvery = 4;
 // Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
 constexpr uint32_t kEstimatesEverySamples = 256;
 
@@ -89,9 +96,10 @@ Limiter::~Limiter() {
 
 // --- Granting -------------------------------------------------------------------------------
 
-bool Limiter::TryTakeSlot(int* inflight, uint64_t* sequence) noexcept {
-  // seq_cst loads: see the memory-ordering note on state_ in the header. On x86 they cost the
-  // same as relaxed ones.
+bool Limiter::TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept {
+  // seq_cst loads: see the memory-ordering note on state_ in the header (a waiter's retry after
+  // setting the queued bit must see a limit raised meanwhile). On x86 they cost the same as
+  // relaxed ones.
   uint64_t state = state_.load(std::memory_order_seq_cst);
   for (;;) {
     uint64_t held = state & kInflightMask;
@@ -99,40 +107,35 @@ bool Limiter::TryTakeSlot(int* inflight, uint64_t* sequence) noexcept {
     if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, std::memory_order_seq_cst,
                                      std::memory_order_seq_cst)) {
       *inflight = static_cast<int>(held + 1);
-      *sequence = state >> kInflightBits;
+      *sequence = state >> kSequenceShift;
       return true;
     }
   }
 }
 
-Permit Limiter::MakePermit(int inflight, uint64_t sequence) noexcept {
+Permit Limiter::MakeCheckedPermit(int inflight, uint64_t sequence) noexcept {
   uint32_t stride = stride_.load(std::memory_order_relaxed);
-  if (stride == 1) return Permit(this, clock_.Now(), inflight, 1);
-  // Time one grant in `stride` (a power of two), and any grant once a sample is overdue. Even
-  // the coarse clock costs a few nanoseconds, so only one grant in kOverdueCheckEvery looks.
-  bool timed = (sequence & (stride - 1)) == 0 ||
-               ((sequence & (kOverdueCheckEvery - 1)) == 0 &&
-                clock_.CoarseNow().time_since_epoch().count() >=
-                    sample_due_ns_.load(std::memory_order_relaxed));
-  if (!timed) return Permit(this, TimePoint{}, inflight, 0);
-  // The sample stands for the grants since the previous timed one. Relaxed: weights only need
-  // to add up, not to order anything.
-  uint64_t previous = last_timed_sequence_.load(std::memory_order_relaxed);
-  while (sequence > previous && !last_timed_sequence_.compare_exchange_weak(
-                                    previous, sequence, std::memory_order_relaxed)) {
+  uint64_t weight = 1;
+  if (stride > 1) {
+    // Time one grant in `stride` (a power of two), and any grant once a sample is overdue. Even
+    // the coarse clock costs a few nanoseconds, so only the grants check_mask_ sends here look
+    // (see kOverdueChecksPerStride).
+    bool timed = (sequence & (stride - 1)) == 0 ||
+                 clock_.CoarseNow().time_since_epoch().count() >=
+                     sample_due_ns_.load(std::memory_order_relaxed);
+    if (!timed) return Permit(this, inflight);
+    // The sample stands for the grants since the previous timed one. Relaxed: weights only
+    // need to add up, not to order anything.
+    uint64_t previous = last_timed_sequence_.load(std::memory_order_relaxed);
+    while (sequence > previous && !last_timed_sequence_.compare_exchange_weak(
+                                      previous, sequence, std::memory_order_relaxed)) {
+    }
+    weight = std::min<uint64_t>(sequence > previous ? sequence - previous : 1, kMaxStride * 4);
   }
-  uint64_t weight = sequence > previous ? sequence - previous : 1;
-  return Permit(this, clock_.Now(), inflight, static_cast<uint32_t>(std::min<uint64_t>(weight, kMaxStride * 4)));
+  return Permit(this, clock_.Now(), inflight, static_cast<uint32_t>(weight));
 }
 
-std::optional<Permit> Limiter::TryAcquire() {
-  int inflight = 0;
-  uint64_t sequence = 0;
-  // Nobody may overtake queued waiters: they get freed slots first.
-  if (waiters_.load(std::memory_order_relaxed) == 0 && TryTakeSlot(&inflight, &sequence)) {
-    if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
-    return MakePermit(inflight, sequence);
-  }
+std::optional<Permit> Limiter::Refuse() {
   CountUp(refused_);
   if (observer_ != nullptr) observer_->OnAcquireFailed(AcquireFailure::kRejected);
   return std::nullopt;
@@ -167,7 +170,7 @@ void Limiter::GrantWaitersLocked() {
   while (!queue_->empty()) {
     int inflight = 0;
     uint64_t sequence = 0;
-    if (!TryTakeSlot(&inflight, &sequence)) return;
+    if (!TryTakeSlotForWaiter(&inflight, &sequence)) break;
     Waiter* w = queue_->front();
     queue_->Remove(w);
     waiters_.fetch_sub(1, std::memory_order_relaxed);
@@ -176,12 +179,26 @@ void Limiter::GrantWaitersLocked() {
     w->granted_sequence = sequence;
     w->Notify();
   }
+  UpdateQueuedBitLocked();
+}
+
+void Limiter::UpdateQueuedBitLocked() {
+  const bool queued = !queue_->empty();
+  if (queued == queued_bit_) return;
+  queued_bit_ = queued;
+  // seq_cst: see the note on state_ (setting the bit pairs with a limit increase).
+  if (queued) {
+    state_.fetch_or(kQueuedBit, std::memory_order_seq_cst);
+  } else {
+    state_.fetch_and(~kQueuedBit, std::memory_order_seq_cst);
+  }
 }
 
 void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   assert(w.state == Waiter::State::kWaiting);
   queue_->Remove(&w);
   waiters_.fetch_sub(1, std::memory_order_relaxed);
+  UpdateQueuedBitLocked();
   w.state = Waiter::State::kFailed;
   w.failure = why;
   if (why == AcquireFailure::kTimeout && w.full_wait) last_queue_timeout_ = clock_.Now();
@@ -211,9 +228,10 @@ std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
   } else {
     queue_->PushFront(&w);
   }
-  // seq_cst, then retry: a release that freed a slot before it could see this waiter is seen
-  // by the retry; one after it sees waiters_ > 0 and grants.
-  waiters_.fetch_add(1, std::memory_order_seq_cst);
+  waiters_.fetch_add(1, std::memory_order_relaxed);
+  // Set the queued bit, then retry: a release that freed a slot before the bit was set is seen
+  // by the retry; one after it sees the bit and grants.
+  UpdateQueuedBitLocked();
   GrantWaitersLocked();
   return deadline;
 }
@@ -243,7 +261,7 @@ std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadlin
 StatusOr<Permit> Limiter::Acquire(TimePoint deadline, std::stop_token stop) {
   int inflight = 0;
   uint64_t sequence = 0;
-  if (waiters_.load(std::memory_order_relaxed) == 0 && TryTakeSlot(&inflight, &sequence)) {
+  if (TryTakeFreeSlot(&inflight, &sequence)) {
     if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
     return MakePermit(inflight, sequence);
   }
@@ -297,19 +315,6 @@ void Permit::RestartTiming() noexcept {
   start_ = now;
 }
 
-void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
-  if (limiter_ == nullptr) return;
-  Limiter* limiter = std::exchange(limiter_, nullptr);
-  limiter->Release(*this, outcome, bytes);
-}
-
-Permit::Permit(Permit&& other) noexcept
-    : limiter_(std::exchange(other.limiter_, nullptr)),
-      start_(other.start_),
-      setup_(other.setup_),
-      inflight_(other.inflight_),
-      weight_(other.weight_) {}
-
 Permit& Permit::operator=(Permit&& other) noexcept {
   if (this != &other) {
     Release(PermitOutcome::kIgnored, 0);
@@ -322,8 +327,8 @@ Permit& Permit::operator=(Permit&& other) noexcept {
   return *this;
 }
 
-void Limiter::Release(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept {
-  bool sampled = permit.weight_ > 0 && outcome != PermitOutcome::kIgnored;
+void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept {
+  bool sampled = outcome != PermitOutcome::kIgnored;
   Sample sample;
   if (sampled) {
     sample.start = permit.start_;
@@ -352,12 +357,6 @@ void Limiter::CountUp(std::atomic<uint32_t>& count) noexcept {
   while (n != std::numeric_limits<uint32_t>::max() &&
          !count.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
   }
-}
-
-void Limiter::ReturnSlot() noexcept {
-  // seq_cst pair with EnqueueLocked(): see the note on state_.
-  state_.fetch_sub(1, std::memory_order_seq_cst);
-  if (waiters_.load(std::memory_order_seq_cst) > 0) GrantWaiters();
 }
 
 void Limiter::RecordSample(const Sample& sample) noexcept {
@@ -394,7 +393,9 @@ void Limiter::ApplySample(const Sample& sample) noexcept {
   }
   if (observer_ != nullptr) observer_->OnLimitChanged(old_limit, new_limit, estimates);
   // A higher limit frees slots for waiters; seq_cst store then load pairs with EnqueueLocked().
-  if (new_limit > old_limit && waiters_.load(std::memory_order_seq_cst) > 0) GrantWaiters();
+  if (new_limit > old_limit && (state_.load(std::memory_order_seq_cst) & kQueuedBit) != 0) {
+    GrantWaiters();
+  }
 }
 
 void Limiter::UpdateStride(const Sample& sample) noexcept {
@@ -409,10 +410,13 @@ void Limiter::UpdateStride(const Sample& sample) noexcept {
   uint32_t stride = 1;
   while (stride < kMaxStride && stride * 2 <= rate / full_sampling_rate_) stride *= 2;
   if (stride > 1 && stride_.load(std::memory_order_relaxed) == 1) {
-    last_timed_sequence_.store(state_.load(std::memory_order_relaxed) >> kInflightBits,
+    last_timed_sequence_.store(state_.load(std::memory_order_relaxed) >> kSequenceShift,
                                std::memory_order_relaxed);
   }
   stride_.store(stride, std::memory_order_relaxed);
+  const uint64_t check_every =
+      std::min<uint64_t>(stride, std::max(kMinOverdueCheckEvery, stride / kOverdueChecksPerStride));
+  check_mask_.store(check_every - 1, std::memory_order_relaxed);
   rate_window_completions_ = 0;
 }
 
@@ -426,8 +430,7 @@ AlgorithmEstimates Limiter::estimates() const {
 std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter) {
   int inflight = 0;
   uint64_t sequence = 0;
-  if (limiter.waiters_.load(std::memory_order_relaxed) == 0 &&
-      limiter.TryTakeSlot(&inflight, &sequence)) {
+  if (limiter.TryTakeFreeSlot(&inflight, &sequence)) {
     if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(Duration::zero());
     return limiter.MakePermit(inflight, sequence);
   }
@@ -452,6 +455,7 @@ void Limiter::AsyncAccess::Abandon(Limiter& limiter, Waiter& w) {
     if (w.state == Waiter::State::kWaiting) {
       limiter.queue_->Remove(&w);
       limiter.waiters_.fetch_sub(1, std::memory_order_relaxed);
+      limiter.UpdateQueuedBitLocked();
     }
     give_back = w.state == Waiter::State::kGranted;
     w.state = Waiter::State::kIdle;

@@ -13,9 +13,11 @@
 // timed and its sample is counted with its weight, so the histogram's count still estimates
 // completions. Ignored permits carry no sample and no latency.
 //
-// Locking: the callbacks on the permit path are relaxed atomic adds only (no lock, no
-// allocation). A mutex guards the link to the limiter; only the limiter's creation and
-// destruction and scrapes take it.
+// Locking: the callbacks on the permit path write only cells of the calling thread's own
+// (PerThreadCounters, AtomicHistogram): no lock, no locked instruction, no cache line shared
+// with another thread, no allocation after a thread's first permit. A scrape sums the threads'
+// cells. A mutex guards the link to the limiter; only the limiter's creation and destruction and
+// scrapes take it.
 //
 // Thread-safety: all methods may be called from any number of threads at once. The object must
 // outlive the limiter it observes. It observes one limiter at a time: a second limiter created
@@ -32,6 +34,7 @@
 #include <string_view>
 
 #include "blobtune/metrics/histogram.h"
+#include "blobtune/metrics/per_thread_counters.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/mutex.h"
@@ -97,13 +100,16 @@ class LimiterMetrics final : public tuner::LimiterObserver {
                       const tuner::AlgorithmEstimates& estimates) override;
 
  private:
-  void Count(PermitEnd end) noexcept {
-    permits_[static_cast<size_t>(end)].fetch_add(1, std::memory_order_relaxed);
-  }
+  void Count(PermitEnd end) noexcept { permits_.Add(static_cast<size_t>(end)); }
+  // OnReleased() of a permit with a sample. Out of line, so that OnReleased() stays a leaf
+  // function for untimed permits.
+  [[gnu::noinline]] void OnTimedRelease(tuner::PermitOutcome outcome, const tuner::Sample& sample);
 
   const std::string name_;
-  // Monotonic counters, relaxed: each is read on its own at scrape time.
-  std::array<std::atomic<uint64_t>, kPermitEndCount> permits_{};
+  // Indexed by PermitEnd; written on every acquire and release.
+  PerThreadCounters permits_{kPermitEndCount};
+  // Monotonic counters, relaxed: each is read on its own at scrape time. Shared atomics: a limit
+  // changes at most once per sample, far less often than permits come and go.
   std::atomic<uint64_t> limit_increases_{0};
   std::atomic<uint64_t> limit_decreases_{0};
   AtomicHistogram success_latency_;

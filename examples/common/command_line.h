@@ -1,0 +1,190 @@
+// CommandLine: the one way the example programs read their flags, on Boost.program_options, so
+// that every program speaks the same dialect by construction: --help and --version (exit 0);
+// "PROGRAM: MESSAGE (see --help)" on stderr and exit status 2 for an unknown flag or a bad value,
+// with the message naming the flag as the user typed it; sizes with K/M/G suffixes (ByteSize);
+// defaults in --help as a person writes them (0.1, 4M); comma lists read alike (SplitList).
+//
+//   examples::CommandLine cli("blobtune-load", "blobtune-load: HTTP load against the server.");
+//   cli.Add()("seconds", cli.Value(&seconds, "S"), "measured duration")
+//            ("size", cli.Value(&size, "BYTES"), "PUT body, with an optional K/M/G suffix");
+//   if (int code = cli.Parse(argc, argv); code >= 0) return code;
+//   if (!(seconds > 0)) return cli.BadValue("--seconds", "must be > 0", seconds);
+//
+// Thread-safety: none needed; a program makes one in main and writes to stdout/stderr from it.
+#ifndef BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
+#define BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cstddef>
+#include <initializer_list>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "blobtune/tuner/version.h"
+#include "common/parse_number.h"
+
+namespace blobtune::examples {
+
+namespace po = boost::program_options;
+
+// A size flag's value in bytes, typed with an optional K, M or G suffix (ParseSize).
+struct ByteSize {
+  size_t bytes = 0;
+};
+
+// How Boost.program_options reads a ByteSize (found by argument-dependent lookup). A bad one is
+// reported as "the argument ('4Q') for option '--size' is invalid".
+inline void validate(boost::any& out, const std::vector<std::string>& values, ByteSize*, int) {
+  po::validators::check_first_occurrence(out);
+  const std::string& text = po::validators::get_single_string(values);
+  std::optional<size_t> bytes = ParseSize(text);
+  if (!bytes) throw po::invalid_option_value(text);
+  out = ByteSize{*bytes};
+}
+
+// A value as a person writes it: 0.1 (not 0.10000000000000001), 2 (not 2.0), 4M, closed.
+template <typename T>
+std::string FlagText(const T& value) {
+  if constexpr (std::is_same_v<T, ByteSize>) {
+    return SizeText(value.bytes);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return value ? "true" : "false";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char text[64];  // The shortest fixed-point text that reads back as `value`.
+    auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+    return error == std::errc() ? std::string(text, end) : std::to_string(value);
+  } else {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  }
+}
+
+inline constexpr int kBadFlags = 2;  // The exit status of an unknown flag or a bad value.
+
+// "PROGRAM: MESSAGE (see --help)" on stderr; returns kBadFlags for main to exit with. For the
+// checks a program makes after its CommandLine is gone (a --plot directory it cannot create).
+inline int UsageError(std::string_view program, std::string_view message) {
+  std::cerr << program << ": " << message << " (see --help)\n";
+  return kBadFlags;
+}
+
+// A comma-separated flag value as its items, empty ones dropped: "1,2,,auto" -> 1, 2, auto.
+inline std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+class CommandLine {
+ public:
+
+  // `program` begins every message. --help prints `about` (usage and what the program does),
+  // the flags, then `epilogue` (notes, exit statuses; empty or ending in a newline).
+  CommandLine(std::string program, const std::string& about, std::string epilogue = "")
+      : program_(std::move(program)),
+        epilogue_(std::move(epilogue)),
+        options_(about + "\nOptions", kLineLength, kLineLength / 2) {
+    options_.add_options()("help,h", "print this text and exit")("version",
+                                                                 "print the version and exit");
+  }
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+  CommandLine(CommandLine&&) = delete;
+  CommandLine& operator=(CommandLine&&) = delete;
+
+  // Declares flags: cli.Add()("name", cli.Value(&x, "N"), "what it sets")("flag", ...).
+  po::options_description_easy_init Add() { return options_.add_options(); }
+
+  // A flag stored in `*target`; the value it holds now is the default that --help shows.
+  template <typename T>
+  static po::typed_value<T>* Value(T* target, const char* value_name = "arg") {
+    return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
+  }
+
+  // Reads the command line: the one place a program hands argv on. Returns 0 after --help or
+  // --version, kBadFlags after a message for an unknown flag or a bad value, -1 to go on.
+  int Parse(int argc, char** argv) {
+    try {
+      po::store(po::parse_command_line(argc, argv, options_), values_);
+      po::notify(values_);
+    } catch (const po::error& e) {
+      return UsageError(e.what());
+    }
+    if (values_.count("help") != 0) {
+      std::cout << options_ << "\n" << epilogue_;
+      return 0;
+    }
+    if (values_.count("version") != 0) {
+      std::cout << program_ << " " << blobtune::kVersion << "\n";
+      return 0;
+    }
+    return -1;
+  }
+
+  // Whether the command line gave `name` (a default does not count).
+  bool Given(const std::string& name) const {
+    auto it = values_.find(name);
+    return it != values_.end() && !it->second.defaulted();
+  }
+
+  // "PROGRAM: MESSAGE (see --help)" on stderr; returns kBadFlags.
+  int UsageError(std::string_view message) const {
+    return examples::UsageError(program_, message);
+  }
+
+  // "PROGRAM: FLAG: RULE, got VALUE (see --help)"; returns kBadFlags.
+  template <typename T>
+  int BadValue(std::string_view flag, std::string_view rule, const T& got) const {
+    return UsageError(std::string(flag) + ": " + std::string(rule) + ", got " + FlagText(got));
+  }
+
+  // A field of an options struct whose Validate() speaks of fields, the flag that sets it and
+  // that flag's value as typed.
+  struct FieldFlag {
+    std::string_view field;
+    std::string_view flag;
+    std::string value;
+  };
+
+  // A Validate() message that begins with a field ("read_threads must be 1..256") said with the
+  // flag instead ("--read-threads: must be 1..256, got 0"); returns kBadFlags.
+  int ValidationError(std::string_view message, std::initializer_list<FieldFlag> fields) const {
+    for (const FieldFlag& f : fields) {
+      if (!message.starts_with(f.field)) continue;
+      std::string_view rest = message.substr(f.field.size());
+      if (rest.starts_with(": ")) return UsageError(std::string(f.flag) + std::string(rest));
+      if (rest.starts_with(" ")) {
+        return UsageError(std::string(f.flag) + ":" + std::string(rest) + ", got " + f.value);
+      }
+    }
+    return UsageError(message);
+  }
+
+ private:
+  static constexpr unsigned kLineLength = 100;
+
+  const std::string program_;
+  const std::string epilogue_;
+  po::options_description options_;
+  po::variables_map values_;
+};
+
+}  // namespace blobtune::examples
+
+#endif  // BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
