@@ -18,8 +18,8 @@
 // side, which is noise far below a point's thousands of accesses.
 //
 // Thread-safety: all methods may be called from any number of threads at once.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_ACCESS_METER_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_ACCESS_METER_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_ACCESS_METER_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_ACCESS_METER_H_
 
 #include <array>
 #include <atomic>
@@ -96,4 +96,4 @@ class AccessMeter final : public tuner::LimiterObserver {
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_ACCESS_METER_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_ACCESS_METER_H_

@@ -15,8 +15,8 @@
 // the point, so that it is destroyed first.
 //
 // Thread-safety: Create and Run from one thread; stopping() from any (the callers' io thread).
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_IN_PROCESS_POINT_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_IN_PROCESS_POINT_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_IN_PROCESS_POINT_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_IN_PROCESS_POINT_H_
 
 // <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
 #include <utility>
@@ -65,4 +65,4 @@ class InProcessPoint {
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_IN_PROCESS_POINT_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_IN_PROCESS_POINT_H_

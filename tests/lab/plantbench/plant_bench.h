@@ -20,8 +20,8 @@
 //   StatusOr<PlantBenchReport> report = RunPlantBench(options);
 //
 // Thread-safety: reentrant, but plants share the machine: run one bench at a time.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_BENCH_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_BENCH_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_BENCH_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_BENCH_H_
 
 #include <atomic>
 #include <cstdint>
@@ -100,4 +100,4 @@ StatusOr<PlantBenchReport> RunPlantBench(const BenchOptions& options);
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_BENCH_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_BENCH_H_

@@ -8,8 +8,8 @@
 //   Status s = WritePlantPlot(report, report.plants[0], "plots/lmdb_put_1k.svg");
 //
 // Thread-safety: reentrant.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_PLOT_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_PLOT_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_PLOT_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_PLOT_H_
 
 #include <string>
 
@@ -24,4 +24,4 @@ Status WritePlantPlot(const PlantBenchReport& report, const PlantReport& plant,
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_PLOT_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_PLOT_H_

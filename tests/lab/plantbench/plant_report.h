@@ -16,8 +16,8 @@
 //   A plant whose twin could not be compared has "twin": {"file": ..., "error": "..."}.
 //
 // Thread-safety: pure functions.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_REPORT_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_REPORT_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_REPORT_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_REPORT_H_
 
 #include <ostream>
 #include <string>
@@ -35,4 +35,4 @@ void PrintTables(const PlantBenchReport& report, std::ostream& out);
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_PLANT_REPORT_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANT_REPORT_H_

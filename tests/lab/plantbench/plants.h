@@ -2,8 +2,8 @@
 // each plant does is said in its file and in docs/PLANTS.md.
 //
 // Thread-safety: pure factories.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_PLANTS_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_PLANTS_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANTS_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANTS_H_
 
 #include <cstddef>
 #include <memory>
@@ -32,4 +32,4 @@ std::unique_ptr<RealPlant> MakeLockedWritePlant();
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_PLANTS_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_PLANTS_H_

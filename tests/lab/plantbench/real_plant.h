@@ -15,8 +15,8 @@
 //
 // Thread-safety: RunPoint() runs its own threads and joins them before it returns; call it from
 // one thread at a time (the plants compete for the same cores and disk anyway).
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_REAL_PLANT_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_REAL_PLANT_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_REAL_PLANT_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_REAL_PLANT_H_
 
 #include <atomic>
 #include <cstdint>
@@ -89,4 +89,4 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakePointLimiter(const std::string& sp
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_REAL_PLANT_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_REAL_PLANT_H_

@@ -13,8 +13,8 @@
 //
 // Thread-safety: store() as BlobStore's contract; the destructor from one thread once no
 // access to the store runs.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_SCRATCH_STORE_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_SCRATCH_STORE_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_SCRATCH_STORE_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_SCRATCH_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -82,4 +82,4 @@ class ScratchStore {
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_SCRATCH_STORE_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_SCRATCH_STORE_H_

@@ -9,8 +9,8 @@
 // thread, so it must be safe to read from there (atomics, a snapshot).
 //
 // Thread-safety: reentrant; blocks the calling thread for warm-up + window.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_TIMELINE_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_TIMELINE_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_TIMELINE_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_TIMELINE_H_
 
 #include <cstdint>
 #include <functional>
@@ -44,4 +44,4 @@ Timeline RunTimeline(const PointSpec& spec, const std::function<PlantGauge()>& r
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_TIMELINE_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_TIMELINE_H_

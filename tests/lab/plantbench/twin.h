@@ -14,8 +14,8 @@
 //   if (!twin.error.empty()) std::cerr << twin.error << "\n";   // e.g. no such file
 //
 // Thread-safety: reentrant.
-#ifndef BLOBTUNE_EXAMPLES_PLANTBENCH_TWIN_H_
-#define BLOBTUNE_EXAMPLES_PLANTBENCH_TWIN_H_
+#ifndef BLOBTUNE_TESTS_LAB_PLANTBENCH_TWIN_H_
+#define BLOBTUNE_TESTS_LAB_PLANTBENCH_TWIN_H_
 
 #include <string>
 #include <utility>
@@ -44,4 +44,4 @@ TwinComparison CompareWithTwin(const std::string& file,
 
 }  // namespace blobtune::plantbench
 
-#endif  // BLOBTUNE_EXAMPLES_PLANTBENCH_TWIN_H_
+#endif  // BLOBTUNE_TESTS_LAB_PLANTBENCH_TWIN_H_

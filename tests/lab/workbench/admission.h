@@ -9,8 +9,8 @@
 //   cap.Finish(*ticket, AccessOutcome::kSuccess, /*bytes=*/0);
 //
 // Thread-safety: none; a simulation drives its admissions from one thread.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_ADMISSION_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_ADMISSION_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_ADMISSION_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_ADMISSION_H_
 
 #include <cstdint>
 #include <optional>
@@ -66,4 +66,4 @@ class StaticCap final : public Admission {
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_ADMISSION_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_ADMISSION_H_

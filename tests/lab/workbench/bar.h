@@ -13,8 +13,8 @@
 //   bool meets_bar = misses.empty();
 //
 // Thread-safety: a pure function.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_BAR_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_BAR_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_BAR_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_BAR_H_
 
 #include <string>
 #include <vector>
@@ -36,4 +36,4 @@ std::vector<std::string> MissesOfBar(const Score& score, const Bar& bar = Bar{})
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_BAR_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_BAR_H_

@@ -11,8 +11,8 @@
 //   StatusOr<BenchReport> report = RunBench(options);
 //
 // Thread-safety: reentrant.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_BENCH_RUNNER_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_BENCH_RUNNER_H_
 
 #include <cstdint>
 #include <functional>
@@ -96,4 +96,4 @@ StatusOr<BenchReport> RunBench(const BenchOptions& options);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_BENCH_RUNNER_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_BENCH_RUNNER_H_

@@ -10,8 +10,8 @@
 //
 // Sampling uses Rng (random.h) only, so a seed gives the same values everywhere.
 // Thread-safety: a Distribution is an immutable value; Sample() mutates only the Rng.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_DISTRIBUTION_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_DISTRIBUTION_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_DISTRIBUTION_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_DISTRIBUTION_H_
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -67,4 +67,4 @@ StatusOr<Distribution> ParseDistribution(const nlohmann::json& json, const std::
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_DISTRIBUTION_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_DISTRIBUTION_H_

@@ -10,8 +10,8 @@
 // description, the file and the simulation agree on it.
 //
 // Thread-safety: a Draw is used by one thread; the functions are pure.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_DRAW_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_DRAW_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_DRAW_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_DRAW_H_
 
 #include <cmath>
 #include <cstdint>
@@ -137,4 +137,4 @@ std::string FormatWorkload(const OrderedJson& workload);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_DRAW_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_DRAW_H_

@@ -7,8 +7,8 @@
 //   Sketch sketch = KServersFamily(draw);
 //
 // Thread-safety: pure functions of the Draw they are given.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_FAMILIES_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_FAMILIES_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_FAMILIES_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_FAMILIES_H_
 
 #include <string>
 
@@ -46,4 +46,4 @@ std::string Jobs(int concurrency);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_FAMILIES_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_FAMILIES_H_

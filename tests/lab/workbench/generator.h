@@ -19,8 +19,8 @@
 // seed gives the same workloads on every machine, whatever the count.
 //
 // Thread-safety: pure functions.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_GENERATOR_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_GENERATOR_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_GENERATOR_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_GENERATOR_H_
 
 #include <cstdint>
 #include <string>
@@ -51,4 +51,4 @@ StatusOr<std::vector<GeneratedWorkload>> GenerateWorkloads(int count, uint64_t s
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_GENERATOR_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_GENERATOR_H_

@@ -9,8 +9,8 @@
 //   if (!r.ok()) return r.status();  // "stages[1].servers: must be an integer >= 1, got 0"
 //
 // Thread-safety: none; one reader per parse.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_JSON_FIELDS_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_JSON_FIELDS_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_JSON_FIELDS_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_JSON_FIELDS_H_
 
 #include <cstdint>
 #include <limits>
@@ -71,4 +71,4 @@ std::string Describe(const nlohmann::json& value);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_JSON_FIELDS_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_JSON_FIELDS_H_

@@ -8,8 +8,8 @@
 //   double p99_ms = h.QuantileMs(0.99);
 //
 // Thread-safety: none; one simulation records into its own histograms.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_LATENCY_HISTOGRAM_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_LATENCY_HISTOGRAM_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_LATENCY_HISTOGRAM_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_LATENCY_HISTOGRAM_H_
 
 #include <cstdint>
 #include <vector>
@@ -44,4 +44,4 @@ class LatencyHistogram {
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_LATENCY_HISTOGRAM_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_LATENCY_HISTOGRAM_H_

@@ -8,8 +8,8 @@
 //   auto admission = LimiterAdmission::Create(std::move(algorithm), clock).value();
 //
 // Thread-safety: none beyond the limiter's own; one simulation thread drives it.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_LIMITER_ADMISSION_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_LIMITER_ADMISSION_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_LIMITER_ADMISSION_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_LIMITER_ADMISSION_H_
 
 #include <memory>
 #include <vector>
@@ -57,4 +57,4 @@ class LimiterAdmission final : public Admission {
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_LIMITER_ADMISSION_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_LIMITER_ADMISSION_H_

@@ -15,8 +15,8 @@
 //   StatusOr<std::vector<PhaseOracle>> oracle = ComputeOracle(workload, OracleOptions{});
 //
 // Thread-safety: reentrant; it runs its own threads and joins them before returning.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_H_
 
 #include <cstdint>
 #include <vector>
@@ -70,4 +70,4 @@ StatusOr<SweepPoint> MeasureStaticLimit(const Workload& phase_workload, int limi
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_H_

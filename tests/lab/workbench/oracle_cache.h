@@ -11,8 +11,8 @@
 //   if (!oracle) { oracle = ComputeOracle(workload, options).value(); cache.Store(...); }
 //
 // Thread-safety: none needed; entries are separate files, written whole and renamed into place.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_CACHE_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_CACHE_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_CACHE_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_CACHE_H_
 
 #include <optional>
 #include <string>
@@ -44,4 +44,4 @@ class OracleCache {
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_ORACLE_CACHE_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_ORACLE_CACHE_H_

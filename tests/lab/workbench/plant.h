@@ -27,8 +27,8 @@
 // writers it just released time to queue their next puts).
 //
 // Thread-safety: none; owned by one simulation.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_PLANT_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_PLANT_H_
 
 #include <cstdint>
 #include <deque>
@@ -108,4 +108,4 @@ int64_t MsToNs(double ms);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_PLANT_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_PLANT_H_

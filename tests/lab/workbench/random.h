@@ -8,8 +8,8 @@
 //   double gap_s = rng.Exponential(1.0 / rate_per_s);
 //
 // Thread-safety: none; each stream is used by one simulation on one thread.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_RANDOM_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_RANDOM_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_RANDOM_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_RANDOM_H_
 
 #include <cmath>
 #include <cstdint>
@@ -47,4 +47,4 @@ class Rng {
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_RANDOM_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_RANDOM_H_

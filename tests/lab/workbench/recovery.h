@@ -26,8 +26,8 @@
 //   std::optional<StepService> s = ServiceAfterStep(run.completions, 40.0, 80.0, oracle[1]);
 //
 // Thread-safety: pure functions.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_RECOVERY_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_RECOVERY_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_RECOVERY_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_RECOVERY_H_
 
 #include <limits>
 #include <optional>
@@ -72,4 +72,4 @@ std::optional<StepService> ServiceAfterStep(const std::vector<Completion>& compl
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_RECOVERY_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_RECOVERY_H_

@@ -12,8 +12,8 @@
 //                   "step_service_in_band": [...], "step_limit_in_band": [...]}]}]}
 //
 // Thread-safety: pure functions.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_REPORT_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_REPORT_H_
 
 #include <ostream>
 #include <string>
@@ -35,4 +35,4 @@ void PrintTable(const BenchReport& report, std::ostream& out);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_REPORT_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_REPORT_H_

@@ -24,8 +24,8 @@
 //                      L* (so unequal demands are not unfairness); null for one client.
 //
 // Thread-safety: a pure function.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_SCORE_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_SCORE_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_SCORE_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_SCORE_H_
 
 #include <optional>
 #include <vector>
@@ -68,4 +68,4 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_SCORE_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_SCORE_H_

@@ -22,8 +22,8 @@
 // goodput: successful requests per second, counted in the phase where they end.
 //
 // Thread-safety: Simulate() is reentrant; run independent simulations on several threads.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_SIMULATOR_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_SIMULATOR_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_SIMULATOR_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_SIMULATOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -102,4 +102,4 @@ StatusOr<SimulationResult> Simulate(const Workload& workload, const SimulationOp
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_SIMULATOR_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_SIMULATOR_H_

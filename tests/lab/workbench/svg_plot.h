@@ -7,8 +7,8 @@
 //   Status s = WriteSvgPlot(workload_report, "plots/delivery_model.svg");
 //
 // Thread-safety: reentrant.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_SVG_PLOT_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_SVG_PLOT_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_SVG_PLOT_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_SVG_PLOT_H_
 
 #include <string>
 
@@ -25,4 +25,4 @@ Status WriteSvgPlot(const WorkloadReport& report, const std::string& file);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_SVG_PLOT_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_SVG_PLOT_H_

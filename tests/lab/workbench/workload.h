@@ -8,8 +8,8 @@
 //   if (!w.ok()) { std::cerr << w.status() << "\n"; return 2; }  // names the bad field
 //
 // Thread-safety: a Workload is a plain value.
-#ifndef BLOBTUNE_EXAMPLES_WORKBENCH_WORKLOAD_H_
-#define BLOBTUNE_EXAMPLES_WORKBENCH_WORKLOAD_H_
+#ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_WORKLOAD_H_
+#define BLOBTUNE_TESTS_LAB_WORKBENCH_WORKLOAD_H_
 
 #include <cstdint>
 #include <optional>
@@ -137,4 +137,4 @@ std::vector<double> PhaseBounds(const Workload& workload);
 
 }  // namespace blobtune::workbench
 
-#endif  // BLOBTUNE_EXAMPLES_WORKBENCH_WORKLOAD_H_
+#endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_WORKLOAD_H_
