@@ -1,4 +1,4 @@
-// Each example program exposes its metrics: the workbench and the delivery benchmark with one
+// Each program exposes its metrics: the lab's workbench and the delivery benchmark with one
 // flag (--metrics 127.0.0.1:0: they say where they serve, and after their work keep serving until
 // SIGTERM, then exit 0), the blob server at GET /metrics on its own port. Every scrape passes
 // `promtool check metrics` and carries the series of the limiters (and stores) the program ran.
