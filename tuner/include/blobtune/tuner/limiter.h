@@ -25,15 +25,15 @@
 // other shared write. Those two locked instructions are the floor of any counting limiter (a
 // semaphore on an atomic counter does the same); the rest is building the permit and two tests for
 // an observer. On two cores the word's line passes between them, for the limiter as for that
-// semaphore; the limiter costs more there, likely because it does more between its two
+// semaphore; the limiter costs more there, most likely because it does more between its two
 // instructions, so the other core takes the line in between more often. Measured with
-// blobtune-tuner-bench (medians of 10 interleaved repetitions, ns of CPU per TryAcquire() +
-// Success(), gradient algorithm, GCC 12 -O2, 2 shared x86-64 vCPUs, three runs): one thread,
-// semaphore 4.5, limiter 5.3-5.6 (1.18-1.23x); two threads truly running at once (two runs on a
-// quiet machine), semaphore 10.5-12.6 and limiter 19.6-26.0 ns of real time. An observer adds two
-// virtual calls per permit (OnGranted, OnReleased); metrics/ LimiterMetrics makes each an add to
-// the calling thread's own counter cells, which no other thread writes: 6.1-6.2 ns on one thread
-// (1.11-1.15x the bare limiter).
+// blobtune-tuner-bench (medians of 10 interleaved repetitions, ns of real time per TryAcquire() +
+// Success(), gradient algorithm, GCC 12 -O2, 2 x86-64 vCPUs, three runs on a quiet machine):
+// one thread, semaphore 4.5-4.6, limiter 5.4-5.5 (1.18-1.21x); two threads running at once,
+// semaphore 10.8-12.7, limiter 16.2-17.6 (1.28-1.64x). An observer adds two virtual calls per
+// permit (OnGranted, OnReleased); metrics/ LimiterMetrics makes each an add to the calling
+// thread's own counter cells, which no other thread writes: 6.1-6.3 ns on one thread (1.12-1.17x
+// the bare limiter), 16.2-18.3 on two (0.92-1.12x).
 //
 // Timing: latency is measured with two clock reads per permit while completions are slower than
 // LimiterOptions::full_sampling_rate; above it, one permit in `stride` is timed and its sample
