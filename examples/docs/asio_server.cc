@@ -3,7 +3,7 @@
 // registry they all report to. It answers one PUT and one GET the way request handlers would,
 // then prints what GET /metrics answers (blobtune-server, examples/server/, is the whole server).
 //
-//   build/bin/blobtune-doc-asio-server /tmp/blobs
+//   build/bin/blobtune-doc-asio-server    (its store: ./blobtune-asio-server)
 //
 // Compile every file of the program that includes Asio the way blobtune::store's users are
 // compiled: linking blobtune::store passes on BOOST_ASIO_DISABLE_THREAD_KEYWORD_EXTENSION.
@@ -53,7 +53,7 @@ asio::awaitable<int> HandleGet(store::AsyncBlobStore& blobs, std::string id, Tim
   co_return blob.status().code() == StatusCode::kNotFound ? 404 : 503;
 }
 
-int main(int argc, char** argv) {
+int main() {
   // Declared in the order they are built, so destroyed the other way round: the event loop
   // first (it holds handlers that use everything else), then the AsyncBlobStore, the limiters,
   // the store, and last the registry that all of them report to.
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   registry.AddProcessMetrics();                                    // process_cpu_seconds_total, ...
 
   store::LmdbStoreOptions store_options;
-  store_options.directory = argc > 1 ? argv[1] : "/tmp/blobtune-asio-server";
+  store_options.directory = "blobtune-asio-server";  // in the working directory
   store_options.observer = registry.AddStore("blobs").value();
   std::unique_ptr<store::BlobStore> store = store::OpenLmdbBlobStore(store_options).value();
   metrics::Attachment store_link = registry.FindStore("blobs")->Attach(*store);  // map gauges

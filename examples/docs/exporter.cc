@@ -1,7 +1,7 @@
 // docs/METRICS.md, "Wiring it in": an Exporter serving a limiter's and a store's series at
 // http://ADDRESS/metrics (and the status page at /status), while the program puts one blob.
 //
-//   build/bin/blobtune-doc-exporter [ADDRESS [DIRECTORY]]   (default 127.0.0.1:9464, /tmp/...)
+//   build/bin/blobtune-doc-exporter [--address ADDRESS] [--data-dir DIR]
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -11,8 +11,9 @@
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
+#include "common/command_line.h"
 
-blobtune::Status Run(const char* address, const char* directory) {
+blobtune::Status Run(const std::string& address, const std::string& directory) {
   // example: exporter
   auto exporter = blobtune::metrics::Exporter::Start(address);   // StatusOr
   if (!exporter.ok()) return exporter.status();                  // e.g. port in use
@@ -38,8 +39,14 @@ blobtune::Status Run(const char* address, const char* directory) {
 }
 
 int main(int argc, char** argv) {
-  const blobtune::Status s = Run(argc > 1 ? argv[1] : "127.0.0.1:9464",
-                                 argc > 2 ? argv[2] : "/tmp/blobtune-doc-exporter");
+  std::string address = "127.0.0.1:9464";
+  std::string directory = "/tmp/blobtune-doc-exporter";
+  blobtune::examples::CommandLine cli(
+      "blobtune-doc-exporter", "usage: blobtune-doc-exporter [--address ADDRESS] [--data-dir DIR]\n");
+  cli.Add()("address", cli.Value(&address, "ADDRESS"), "serve /metrics and /status here")(
+      "data-dir", cli.Value(&directory, "DIR"), "the blob store's directory");
+  if (int code = cli.Parse(argc, argv); code >= 0) return code;
+  const blobtune::Status s = Run(address, directory);
   if (!s.ok()) std::fprintf(stderr, "%s\n", s.ToString().c_str());
   return s.ok() ? 0 : 1;
 }

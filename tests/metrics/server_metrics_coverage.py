@@ -115,7 +115,9 @@ def check_server(base, names, promtool, deadline_seconds):
 
 def check_readme_example(program, directory, server_families):
     """The README's server example exports every family of the server but the estimates."""
-    example = subprocess.run([program, directory], capture_output=True, text=True, timeout=60)
+    os.makedirs(directory, exist_ok=True)  # The example keeps its store in its working directory.
+    example = subprocess.run([program], cwd=directory, capture_output=True, text=True,
+                             timeout=60)
     if example.returncode != 0:
         fail("the README's server example exited %d: %s" % (example.returncode,
                                                              example.stderr[-2000:]))
