@@ -23,8 +23,8 @@
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/mutex.h"
 #include "common/fake_clock.h"
+#include "common/stop_board.h"
 #include "test_support.h"
 
 namespace blobtune::metrics {
@@ -57,25 +57,6 @@ struct Tally {
   uint64_t Of(PermitEnd end) const { return ends[static_cast<size_t>(end)].load(); }
   std::array<std::atomic<uint64_t>, kPermitEndCount> ends{};
   std::atomic<uint64_t> granted{0};
-};
-
-// Stop sources that worker threads wait with and the canceller triggers.
-class StopBoard {
- public:
-  explicit StopBoard(size_t slots) : sources_(slots) {}
-  std::stop_token Fresh(size_t slot) {
-    MutexLock lock(mu_);
-    sources_[slot] = std::stop_source();
-    return sources_[slot].get_token();
-  }
-  void Stop(size_t slot) {
-    MutexLock lock(mu_);
-    sources_[slot].request_stop();
-  }
-
- private:
-  Mutex mu_;
-  std::vector<std::stop_source> sources_ GUARDED_BY(mu_);
 };
 
 class LimiterMetricsStressTest : public ::testing::Test {

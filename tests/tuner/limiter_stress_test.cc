@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/mutex.h"
 #include "common/fake_clock.h"
+#include "common/stop_board.h"
 #include "scripted_algorithm.h"
 
 namespace blobtune::tuner {
@@ -33,25 +33,6 @@ class TallyObserver final : public LimiterObserver {
   std::atomic<int64_t> granted{0};
   std::atomic<int64_t> failed{0};
   std::atomic<int64_t> released{0};
-};
-
-// Stop sources that worker threads wait with and the canceller thread triggers.
-class StopBoard {
- public:
-  explicit StopBoard(size_t slots) : sources_(slots) {}
-  std::stop_token Fresh(size_t slot) {
-    MutexLock lock(mu_);
-    sources_[slot] = std::stop_source();
-    return sources_[slot].get_token();
-  }
-  void Stop(size_t slot) {
-    MutexLock lock(mu_);
-    sources_[slot].request_stop();
-  }
-
- private:
-  Mutex mu_;
-  std::vector<std::stop_source> sources_ GUARDED_BY(mu_);
 };
 
 struct StressConfig {
