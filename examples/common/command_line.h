@@ -25,6 +25,7 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -121,7 +122,16 @@ class CommandLine {
   // --version, kBadFlags after a message for an unknown flag or a bad value, -1 to go on.
   int Parse(int argc, char** argv) {
     try {
-      po::store(po::parse_command_line(argc, argv, options_), values_);
+      po::parsed_options parsed = po::parse_command_line(argc, argv, options_);
+      // Boost reads "-1" into an unsigned flag as its largest value; refuse it instead.
+      for (const po::option& given : parsed.options) {
+        for (const std::string& value : given.value) {
+          if (value.starts_with('-') && TakesUnsigned(given.string_key)) {
+            return BadValue("--" + given.string_key, "must not be negative", value);
+          }
+        }
+      }
+      po::store(parsed, values_);
       po::notify(values_);
     } catch (const po::error& e) {
       return UsageError(e.what());
@@ -178,6 +188,19 @@ class CommandLine {
 
  private:
   static constexpr unsigned kLineLength = 100;
+
+  // Whether the flag `name` stores into an unsigned integer.
+  bool TakesUnsigned(const std::string& name) const {
+    const po::option_description* flag = options_.find_nothrow(name, /*approx=*/false);
+    const auto* typed =
+        flag != nullptr ? dynamic_cast<const po::typed_value_base*>(flag->semantic().get())
+                        : nullptr;
+    if (typed == nullptr) return false;
+    const std::type_info& type = typed->value_type();
+    return type == typeid(unsigned char) || type == typeid(unsigned short) ||
+           type == typeid(unsigned) || type == typeid(unsigned long) ||
+           type == typeid(unsigned long long);
+  }
 
   const std::string program_;
   const std::string epilogue_;

@@ -56,13 +56,15 @@ for program in "$@"; do
       expect_ok "$program" --size 4K --version ;;
     blobtune-delivery)
       expect_error "$program" "--messages: must be 1..100000, got 0" --messages 0
+      expect_error "$program" "--messages: must not be negative, got -1" --messages -1
       expect_error "$program" "option '--size' is invalid" --size 100X
       expect_ok "$program" --size 1M --max-upload 1G --version
       expect_ok "$program" --help
       grep -qF -- "--time-scale arg (=0.1)" "$work/out" || fail "$name --help: --time-scale default" ;;
     blobtune-workbench)
       expect_error "$program" "--threads: must be 1..256, got 0" --suite "$work" --threads 0
-      expect_error "$program" "option '--threads' is invalid" --threads many ;;
+      expect_error "$program" "option '--threads' is invalid" --threads many
+      expect_error "$program" "--seed: must not be negative, got -1" --generate 1 --seed -1 ;;
     blobtune-plantbench)
       expect_error "$program" "--repetitions: must be 1..100, got 0" --repetitions 0
       expect_error "$program" "option '--seconds' is invalid" --seconds never ;;
