@@ -15,6 +15,7 @@
 #define BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
 
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <charconv>
 #include <cstddef>
 #include <initializer_list>
@@ -126,7 +127,9 @@ class CommandLine {
       // Boost reads "-1" into an unsigned flag as its largest value; refuse it instead.
       for (const po::option& given : parsed.options) {
         for (const std::string& value : given.value) {
-          if (value.starts_with('-') && TakesUnsigned(given.string_key)) {
+          const bool negative = value.size() > 1 && value[0] == '-' &&
+                                (std::isdigit(static_cast<unsigned char>(value[1])) != 0);
+          if (negative && TakesUnsigned(given.string_key)) {
             return BadValue("--" + given.string_key, "must not be negative", value);
           }
         }
