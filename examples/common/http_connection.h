@@ -163,6 +163,18 @@ class HttpConnection {
     }
     boost::system::error_code ec;
     stream_.expires_after(options_.timeout);
+    if (AsksFirst(request)) {
+      StatusOr<HttpResponse> refused = co_await AskFirst(request, ec);
+      if (ec) {
+        Close();
+        co_return TransportError(request, ec);
+      }
+      if (!refused.ok()) co_return refused;
+      if (refused->result() != boost::beast::http::status::continue_) {
+        Close();  // Answered without its body: the connection cannot carry another request.
+        co_return refused;
+      }
+    }
     co_await Write(request, ec);
     if (ec) {
       Close();
@@ -174,18 +186,50 @@ class HttpConnection {
     co_return response;
   }
 
-  // Writes the request, its body paced over options_.upload_time when that is positive.
+  bool AsksFirst(const HttpRequest& request) const {
+    return options_.expect_continue_bytes > 0 &&
+           request.body().size() >= options_.expect_continue_bytes;
+  }
+
+  // Sends the header of `request` with "Expect: 100-continue" and reads the server's first
+  // answer: 100 Continue (send the body next) or a final answer (the body is not wanted).
+  boost::asio::awaitable<StatusOr<HttpResponse>> AskFirst(HttpRequest& request,
+                                                          boost::system::error_code& ec) {
+    namespace asio = boost::asio;
+    namespace http = boost::beast::http;
+    request.set(http::field::expect, "100-continue");
+    {
+      http::request_serializer<http::string_body> serializer(request);
+      co_await http::async_write_header(stream_, serializer,
+                                        asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (ec) co_return TransportError(request, ec);
+    co_return co_await ReadAnswer(request);
+  }
+
+  // Writes the request, its body paced over options_.upload_time when that is positive. After
+  // AskFirst, only the body (its header went first).
   boost::asio::awaitable<void> Write(HttpRequest& request, boost::system::error_code& ec) {
     namespace asio = boost::asio;
     namespace http = boost::beast::http;
     const std::string& body = request.body();
-    if (options_.upload_time <= std::chrono::microseconds::zero() || body.empty()) {
-      co_await http::async_write(stream_, request, asio::redirect_error(asio::use_awaitable, ec));
+    const bool header_sent = AsksFirst(request);
+    const bool paced = options_.upload_time > std::chrono::microseconds::zero() && !body.empty();
+    if (!paced) {
+      if (header_sent) {
+        co_await asio::async_write(stream_, asio::buffer(body),
+                                   asio::redirect_error(asio::use_awaitable, ec));
+      } else {
+        co_await http::async_write(stream_, request,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+      }
       co_return;
     }
-    http::request_serializer<http::string_body> serializer(request);
-    co_await http::async_write_header(stream_, serializer,
-                                      asio::redirect_error(asio::use_awaitable, ec));
+    if (!header_sent) {
+      http::request_serializer<http::string_body> serializer(request);
+      co_await http::async_write_header(stream_, serializer,
+                                        asio::redirect_error(asio::use_awaitable, ec));
+    }
     // Piece i is due at start + (i + 1) * upload_time / pieces: the body ends at upload_time
     // whatever the writes themselves took.
     const size_t pieces = (body.size() + kUploadPieceBytes - 1) / kUploadPieceBytes;

@@ -39,6 +39,12 @@ struct HttpClientOptions {
   // A request body is sent over this long, evenly in kUploadPieceBytes pieces, as a client on a
   // slow link would; zero sends it at once. Default: 0.
   std::chrono::microseconds upload_time{0};
+  // A request whose body has at least this many bytes asks first ("Expect: 100-continue") and
+  // sends the body only after the server's 100 Continue, so that a server that refuses it (503,
+  // 413) never receives it; the connection then closes, as the body was never sent. For servers
+  // that answer 100 Continue (blobtune-server does): one that ignores the expectation leaves
+  // the request waiting until `timeout`. Zero: never ask. Default: 0.
+  uint64_t expect_continue_bytes = 0;
   // Basic authentication on every request when `username` is not empty. Default: none.
   std::string username;
   std::string password;

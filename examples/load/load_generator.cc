@@ -96,7 +96,9 @@ class Runner {
   bool Measured(SteadyTime t) const { return t >= measure_from_ && t < end_; }
 
   HttpClientOptions ClientOptions() const {
-    return {.timeout = options_.timeout, .upload_time = options_.upload_time};
+    return {.timeout = options_.timeout,
+            .upload_time = options_.upload_time,
+            .expect_continue_bytes = options_.expect_continue_bytes};
   }
 
   asio::awaitable<void> OneRequest(HttpConnection& connection, SteadyTime scheduled) {

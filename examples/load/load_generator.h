@@ -47,6 +47,9 @@ struct LoadOptions {
   size_t size = 4096;
   // Each PUT body is sent over this long (a client on a slow link); 0: at once. Default: 0.
   std::chrono::microseconds upload_time{0};
+  // PUT bodies of at least this many bytes ask first with "Expect: 100-continue", so that a
+  // refused one is never sent (HttpClientOptions::expect_continue_bytes); 0: never. Default: 0.
+  uint64_t expect_continue_bytes = 0;
   std::string ns = "default";
   // Ids are "<id_prefix>-<n>"; give each run its own prefix. Default: "load".
   std::string id_prefix = "load";

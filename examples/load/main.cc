@@ -39,6 +39,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   int64_t timeout_ms = o.timeout.count();
   double upload_ms = 0;
   ByteSize size{o.size};
+  ByteSize expect_continue{o.expect_continue_bytes};
   CommandLine cli("blobtune-load",
                   "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, "
                   "one request\neach at a time) or open loop (Poisson arrivals at --rate, whatever "
@@ -56,6 +57,9 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "warmup", cli.Value(&o.warmup_seconds, "S"), "seconds run before measuring")(
       "put-fraction", cli.Value(&o.put_fraction, "F"), "share of PUTs (0..1); the rest are GETs")(
       "size", cli.Value(&size, "BYTES"), "PUT body, bytes with optional K/M/G suffix (up to 64M)")(
+      "expect-continue", cli.Value(&expect_continue, "BYTES"),
+      "PUT bodies of at least BYTES ask first (Expect: 100-continue) and are not sent if "
+      "refused (0: never)")(
       "upload-ms", cli.Value(&upload_ms, "MS"),
       "send each PUT body over this many milliseconds, as a client on a slow link (0: at once)")(
       "namespace", cli.Value(&o.ns, "NS"), "blob namespace")(
@@ -93,6 +97,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   }
   if (size.bytes > (size_t{64} << 20)) return cli.BadValue("--size", "must be at most 64M", size);
   o.size = size.bytes;
+  o.expect_continue_bytes = expect_continue.bytes;
   if (timeout_ms < 1) return cli.BadValue("--timeout-ms", "must be >= 1", timeout_ms);
   if (!(upload_ms >= 0) || upload_ms > 60'000) {
     return cli.BadValue("--upload-ms", "must be 0..60000", upload_ms);

@@ -10,6 +10,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <chrono>
@@ -39,7 +41,10 @@ using namespace std::chrono_literals;
 //   /close          200 "bye" with Connection: close, then closes
 //   /drop           200 "dropped" as if keep-alive, then closes (an idle timeout, a restart)
 //   /silent         no answer; the connection stays open until the client closes it
+//   /refuse         asked first (Expect: 100-continue): 503 "refused" and close, the body
+//                   unread; whatever body still comes is counted (unwanted_body_bytes)
 //   anything else   404
+// A request that asks first gets 100 Continue before its body is read (but /refuse).
 class ScriptedServer {
  public:
   ScriptedServer() : acceptor_(io_, {asio::ip::address_v4::loopback(), 0}) {
@@ -47,20 +52,25 @@ class ScriptedServer {
   }
   ScriptedServer(const ScriptedServer&) = delete;
   ScriptedServer& operator=(const ScriptedServer&) = delete;
+  ~ScriptedServer() { Stop(); }
+
+  // Stops accepting and waits for every connection to end.
   // REQUIRES: every client has closed its connection (each connection thread ends on EOF).
-  ~ScriptedServer() {
-    stopping_ = true;
+  void Stop() {
+    if (stopping_.exchange(true)) return;
     boost::system::error_code ignored;
     tcp::socket wake(io_);
-    wake.connect({asio::ip::address_v4::loopback(), port()}, ignored);
+    wake.connect({asio::ip::address_v4::loopback(), port_}, ignored);
     accepting_.join();
     MutexLock lock(mu_);
     for (std::thread& t : connections_) t.join();
   }
 
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
   int requests() const { return requests_.load(); }
+  // Body bytes that arrived after a /refuse answer; final once Stop() returned.
+  uint64_t unwanted_body_bytes() const { return unwanted_body_bytes_.load(); }
 
  private:
   void Accept() {
@@ -81,8 +91,16 @@ class ScriptedServer {
       http::request_parser<http::string_body> parser;
       parser.body_limit(uint64_t{64} << 20);
       boost::system::error_code ec;
-      http::read(socket, buffer, parser, ec);
+      http::read_header(socket, buffer, parser, ec);
       if (ec) return;  // The client closed, or sent nonsense.
+      if (boost::beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        if (parser.get().target() == "/refuse") return Refuse(socket, buffer);
+        http::response<http::empty_body> go_on{http::status::continue_, 11};
+        http::write(socket, go_on, ec);
+        if (ec) return;
+      }
+      http::read(socket, buffer, parser, ec);
+      if (ec) return;
       ++requests_;
       const http::request<http::string_body>& request = parser.get();
       const std::string target(request.target());
@@ -115,11 +133,30 @@ class ScriptedServer {
     }
   }
 
+  // Answers 503 without reading the body, then counts the body bytes that come anyway until
+  // the client closes.
+  void Refuse(tcp::socket& socket, boost::beast::flat_buffer& buffer) {
+    ++requests_;
+    HttpResponse refused{http::status::service_unavailable, 11};
+    refused.body() = "refused";
+    refused.keep_alive(false);
+    refused.prepare_payload();
+    boost::system::error_code ec;
+    http::write(socket, refused, ec);
+    uint64_t unwanted = buffer.size();
+    char sink[4096];
+    while (!ec) unwanted += socket.read_some(asio::buffer(sink), ec);
+    unwanted_body_bytes_ += unwanted;
+    socket.close(ec);
+  }
+
   asio::io_context io_;  // Only for the sockets: every call here is blocking.
   tcp::acceptor acceptor_;
+  const uint16_t port_ = acceptor_.local_endpoint().port();
   std::atomic<bool> stopping_{false};
   std::atomic<int> accepted_{0};
   std::atomic<int> requests_{0};
+  std::atomic<uint64_t> unwanted_body_bytes_{0};
   std::thread accepting_;
   Mutex mu_;
   std::vector<std::thread> connections_ GUARDED_BY(mu_);
@@ -278,6 +315,41 @@ TEST(HttpClientTest, APacedUploadArrivesWhole) {
   StatusOr<HttpResponse> r = client.Send(http::verb::put, "/echo", body);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->body(), body);
+}
+
+TEST(HttpClientTest, ABodyThatAsksFirstGoesAfterTheContinue) {
+  ScriptedServer server;
+  BlockingHttpClient client(server.port(), {.expect_continue_bytes = 1024});
+  std::string body((size_t{1} << 20) + 5, 'c');
+  body[77] = 'd';
+  StatusOr<HttpResponse> asked = client.Send(http::verb::put, "/echo", body);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  EXPECT_EQ(asked->result_int(), 200);
+  EXPECT_EQ(asked->body(), body);
+  // Below the threshold the body goes with its header; the connection carries both.
+  StatusOr<HttpResponse> small = client.Send(http::verb::put, "/echo", "short");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->body(), "short");
+  EXPECT_EQ(client.connection().connects(), 1);
+}
+
+TEST(HttpClientTest, ABodyRefusedBeforeItIsSentIsNeverSent) {
+  ScriptedServer server;
+  {
+    BlockingHttpClient client(server.port(), {.expect_continue_bytes = 1024});
+    StatusOr<HttpResponse> refused =
+        client.Send(http::verb::put, "/refuse", std::string(size_t{1} << 20, 'r'));
+    ASSERT_TRUE(refused.ok()) << refused.status();
+    EXPECT_EQ(refused->result_int(), 503);
+    EXPECT_EQ(refused->body(), "refused");
+    EXPECT_FALSE(client.connection().open());  // The body was never sent: a new connection.
+    StatusOr<HttpResponse> next = client.Send(http::verb::get, "/hello");
+    ASSERT_TRUE(next.ok()) << next.status();
+    EXPECT_EQ(next->body(), "hello");
+    EXPECT_EQ(client.connection().connects(), 2);
+  }
+  server.Stop();
+  EXPECT_EQ(server.unwanted_body_bytes(), 0u);
 }
 
 TEST(HttpClientTest, RawBytesAndTheirAnswer) {

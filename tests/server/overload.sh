@@ -8,7 +8,7 @@
 # Usage: tests/server/overload.sh --bin-dir build/bin [--seconds 30] [--factor 4]
 #          [--capacity-seconds 5] [--deadline-ms 100] [--algorithm SPEC] [--size 1048576]
 #          [--put-fraction 1] [--min-goodput 0.9] [--max-rss-mb 1024] [--no-latency-check]
-#          [--server-cpu 0] [--client-cpu 1] [--server-arg ARG]...
+#          [--server-cpu 0] [--client-cpu 1] [--expect-continue BYTES] [--server-arg ARG]...
 #
 # A fair measurement: the server and the load client run on separate cores (taskset) in both
 # runs, so that neither takes CPU from the other. A load client that cannot keep to its
@@ -19,6 +19,8 @@
 # server, on the other, stores 0.2 to 0.45 GB/s of durable PUTs (from one minute to the next):
 # the defaults (1 MiB PUTs, about 1,000 requests/s at 4x) are a load its client sends on time;
 # 64 KiB or 256 KiB PUTs at 4x are valid only while the disk is slow.
+# --expect-continue BYTES: PUT bodies of at least BYTES ask first (Expect: 100-continue), as
+# HTTP clients commonly do for large uploads, so that a body the server refuses is never sent.
 # Exit status: 0 pass, 1 server failure, 2 bad arguments, 3 invalid measurement.
 # --no-latency-check (the CI smoke test) skips the bars that need a quiet machine: the p99s, the
 # goodput and the validity of the measurement.
@@ -38,6 +40,7 @@ max_rss_mb=1024
 latency_check=1
 server_cpu=0
 client_cpu=1
+expect_continue=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) bin_dir="$2"; shift 2 ;;
@@ -54,7 +57,8 @@ while [ $# -gt 0 ]; do
     --no-latency-check) latency_check=0; shift ;;
     --server-cpu) server_cpu="$2"; shift 2 ;;
     --client-cpu) client_cpu="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --expect-continue) expect_continue="$2"; shift 2 ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "overload.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -87,7 +91,7 @@ start_server "$bin_dir" --data-dir "$work/capacity-data" --wait-deadline-ms 6000
 echo "== capacity: closed loop, 64 connections, ${capacity_seconds} s, nothing refused"
 "${client_pin[@]}" "$bin_dir/blobtune-load" --port "$port" --mode closed --connections 64 \
   --seconds "$capacity_seconds" --warmup 1 --size "$size" --put-fraction "$put_fraction" \
-  --id-prefix capacity --json | tee "$work/capacity.txt"
+  --expect-continue "$expect_continue" --id-prefix capacity --json | tee "$work/capacity.txt"
 capacity=$(tail -1 "$work/capacity.txt" | field ok_per_s)
 stop_server
 
@@ -103,7 +107,7 @@ start_server "$bin_dir" --data-dir "$work/data" --wait-deadline-ms "$deadline_ms
 rate=$(awk -v c="$capacity" -v f="$factor" 'BEGIN { printf "%.0f", c * f }')
 echo "== overload: open loop at ${factor}x ${capacity} = ${rate} requests/s for ${seconds} s"
 load_args=(--port "$port" --mode open --rate "$rate" --seconds "$seconds" --warmup 1 --size "$size"
-           --put-fraction "$put_fraction"
+           --put-fraction "$put_fraction" --expect-continue "$expect_continue"
            --max-connections 400 --id-prefix overload --verify --json)
 load_status=0
 /usr/bin/time -f "blobtune-load: %U s user + %S s system CPU, %e s wall" \
