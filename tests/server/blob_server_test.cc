@@ -602,9 +602,12 @@ TEST_F(BlobServerTest, ARequestsDurationIncludesItsWaitForAPermit) {
   WriteRaw(*holder, "ok");
   EXPECT_EQ(Answered(holder->Read()).result_int(), 201);
   waiter.join();
-  // The DELETE was the only acquire that waited; its duration holds its wait.
+  // The DELETE was the only acquire that waited; its duration holds its wait. The server
+  // records a request's duration after writing its answer: wait for it to be counted.
   const double waited = static_cast<double>(write_limiter().queue_wait.sum) * 1e-9;
   EXPECT_GT(waited, 0);
+  const std::string deletes = "blobtune_http_request_duration_seconds_count{method=\"DELETE\"}";
+  ASSERT_TRUE(WaitFor([&] { return Sample(server_->MetricsText(), deletes) == 1; }, 10s));
   const std::string text = server_->MetricsText();
   EXPECT_GE(Sample(text, "blobtune_http_request_duration_seconds_sum{method=\"DELETE\"}"),
             waited);
