@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "blobtune/store/blob_store.h"
-#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/lmdb_blob_store.h"
+#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/rados_blob_store.h"
 #endif
 #include "blobtune/tuner/algorithm_registry.h"

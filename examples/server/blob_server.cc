@@ -21,8 +21,8 @@
 #include "blobtune/metrics/status_sampler.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
-#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/lmdb_blob_store.h"
+#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/rados_blob_store.h"
 #endif
 #include "blobtune/tuner/algorithm_registry.h"

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/lmdb_blob_store.h"
+#if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/rados_blob_store.h"
 #endif
 
