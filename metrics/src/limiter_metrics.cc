@@ -54,9 +54,9 @@ void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
   if (limiter_ == &limiter) limiter_ = nullptr;
 }
 
-void LimiterMetrics::OnGranted(Duration queue_wait) { queue_wait_.Observe(Nanos(queue_wait)); }
+void LimiterMetrics::OnGranted(tuner::PartitionId /*partition*/, Duration queue_wait) { queue_wait_.Observe(Nanos(queue_wait)); }
 
-void LimiterMetrics::OnAcquireFailed(tuner::AcquireFailure why) {
+void LimiterMetrics::OnAcquireFailed(tuner::PartitionId /*partition*/, tuner::AcquireFailure why) {
   switch (why) {
     case tuner::AcquireFailure::kRejected:
       return Count(PermitEnd::kRejected);
@@ -69,7 +69,8 @@ void LimiterMetrics::OnAcquireFailed(tuner::AcquireFailure why) {
   }
 }
 
-void LimiterMetrics::OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) {
+void LimiterMetrics::OnReleased(tuner::PartitionId /*partition*/, tuner::PermitOutcome outcome,
+                                const tuner::Sample* sample) {
   // The first three PermitEnds are the PermitOutcomes, in the same order.
   static_assert(static_cast<size_t>(PermitEnd::kSuccess) ==
                     static_cast<size_t>(tuner::PermitOutcome::kSuccess) &&

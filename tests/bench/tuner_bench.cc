@@ -19,7 +19,7 @@
 // (medians when repetitions are asked for), so the comparison is always within one run, and a
 // summary of the atomic semaphore, the bare gradient limiter and the same limiter observed by
 // metrics/ at 1 and 2 threads with their ratios (bare / semaphore, observed / bare, observed /
-// semaphore).
+// semaphore), and what partitions add to the bare limiter (partitioned - bare, in ns).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -122,6 +122,27 @@ void BM_LimiterAcquireRelease(benchmark::State& state, const std::string& algori
   }
 }
 
+// The same gradient limiter with two partitions, a reader (share 0.2, priority 1) and a sync
+// (share 0.8): each thread acquires for its own partition, so a permit also counts in its
+// partition's in-flight counter.
+void BM_PartitionedLimiterAcquireRelease(benchmark::State& state) {
+  static Limiter& limiter = *[] {
+    blobtune::tuner::LimiterOptions options;
+    options.algorithm =
+        blobtune::tuner::MakeAlgorithmFromText("gradient:initial_limit=1000,max_limit=1000")
+            .value();
+    options.partitions = {{.name = "reader", .share = 0.2, .priority = 1},
+                          {.name = "sync", .share = 0.8}};
+    return Limiter::Create(std::move(options)).value().release();
+  }();
+  const blobtune::tuner::PartitionId partition{static_cast<uint32_t>(state.thread_index() % 2)};
+  for (auto _ : state) {
+    std::optional<Permit> permit = limiter.TryAcquire(partition);
+    benchmark::DoNotOptimize(permit);
+    permit->Success();
+  }
+}
+
 // The gradient limiter as metrics/ observes it, one object for every observed benchmark, so
 // that they differ only in what runs beside them: StartPage runs the status page's sampler (at
 // `sample_every`) and a viewer (rendering the page every `view_every`) until StopPage.
@@ -198,6 +219,9 @@ BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient,
 BENCHMARK_CAPTURE(BM_LimiterAcquireRelease, gradient2,
                   std::string("gradient2:initial_limit=1000,max_limit=1000"))
     ->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_PartitionedLimiterAcquireRelease)
+    ->Name("BM_PartitionedLimiterAcquireRelease/gradient_partitioned")
+    ->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_ObservedLimiterAcquireRelease)
     ->Name("BM_ObservedLimiterAcquireRelease/gradient_observed")
     ->Threads(1)->Threads(2)->UseRealTime();
@@ -240,13 +264,16 @@ class RatioReporter : public benchmark::BenchmarkReporter {
     constexpr std::string_view kSemaphore = "BM_AtomicSemaphoreAcquireRelease";
     constexpr std::string_view kBare = "BM_LimiterAcquireRelease/gradient/";
     constexpr std::string_view kObserved = "BM_ObservedLimiterAcquireRelease/gradient_observed/";
+    constexpr std::string_view kPartitioned =
+        "BM_PartitionedLimiterAcquireRelease/gradient_partitioned/";
     std::fprintf(stderr, "\nsummary (same run; ns per acquire+release, real / cpu):\n");
     std::fprintf(stderr, "  %-28s %-22s %-22s\n", "", "threads:1", "threads:2");
     auto row = [&](const char* label, auto value) {
       std::fprintf(stderr, "  %-28s", label);
       for (const char* threads : {"threads:1", "threads:2"}) {
         const Times t = value(threads);
-        std::fprintf(stderr, " %-22s", t.real > 0 && t.cpu > 0 ? Format(t).c_str() : "-");
+        const bool known = t.difference || (t.real > 0 && t.cpu > 0);
+        std::fprintf(stderr, " %-22s", known ? Format(t).c_str() : "-");
       }
       std::fprintf(stderr, "\n");
     };
@@ -261,12 +288,22 @@ class RatioReporter : public benchmark::BenchmarkReporter {
     auto time = [&](std::string_view a) {
       return [this, a](const char* threads) { return Find(a, threads); };
     };
+    auto difference = [&](std::string_view a, std::string_view b) {
+      return [this, a, b](const char* threads) {
+        const Times x = Find(a, threads);
+        const Times y = Find(b, threads);
+        if (x.real <= 0 || y.real <= 0) return Times{};
+        return Times{x.real - y.real, x.cpu - y.cpu, /*ratio=*/false, /*difference=*/true};
+      };
+    };
     row("atomic semaphore", time(kSemaphore));
     row("limiter, bare", time(kBare));
     row("limiter, observed", time(kObserved));
+    row("limiter, partitioned", time(kPartitioned));
     row("bare / semaphore", ratio(kBare, kSemaphore));
     row("observed / bare", ratio(kObserved, kBare));
     row("observed / semaphore", ratio(kObserved, kSemaphore));
+    row("partitioned - bare (ns)", difference(kPartitioned, kBare));
   }
 
   // Real time is what a caller waits; CPU time is robust to other processes on a shared
@@ -281,6 +318,7 @@ class RatioReporter : public benchmark::BenchmarkReporter {
       for (const char* other : {"BM_CountingSemaphoreAcquireRelease",
                                 "BM_LimiterAcquireRelease/gradient/",
                                 "BM_LimiterAcquireRelease/gradient2/",
+                                "BM_PartitionedLimiterAcquireRelease/gradient_partitioned/",
                                 "BM_ObservedLimiterAcquireRelease/gradient_observed/",
                                 "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page/",
                                 "BM_ObservedLimiterAcquireRelease/gradient_observed_status_page_x100/"}) {
@@ -295,7 +333,8 @@ class RatioReporter : public benchmark::BenchmarkReporter {
   struct Times {
     double real = 0;
     double cpu = 0;
-    bool ratio = false;  // A ratio of two times rather than a time.
+    bool ratio = false;       // A ratio of two times rather than a time.
+    bool difference = false;  // A difference of two times (may be negative).
   };
 
   static std::string Format(const Times& t) {

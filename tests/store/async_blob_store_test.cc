@@ -51,10 +51,10 @@ using tuner::PermitOutcome;
 // Counts how permits ended.
 class OutcomeObserver : public tuner::LimiterObserver {
  public:
-  void OnReleased(PermitOutcome outcome, const tuner::Sample*) override {
+  void OnReleased(tuner::PartitionId, PermitOutcome outcome, const tuner::Sample*) override {
     released[static_cast<int>(outcome)].fetch_add(1);
   }
-  void OnAcquireFailed(tuner::AcquireFailure) override { failed_acquires.fetch_add(1); }
+  void OnAcquireFailed(tuner::PartitionId, tuner::AcquireFailure) override { failed_acquires.fetch_add(1); }
   int count(PermitOutcome o) const { return released[static_cast<int>(o)].load(); }
 
   std::atomic<int> released[3]{};

@@ -62,7 +62,7 @@ class TmpfsMount {
 // Counts how permits ended.
 class OutcomeObserver : public tuner::LimiterObserver {
  public:
-  void OnReleased(PermitOutcome outcome, const tuner::Sample*) override {
+  void OnReleased(tuner::PartitionId, PermitOutcome outcome, const tuner::Sample*) override {
     released[static_cast<int>(outcome)].fetch_add(1);
   }
   int count(PermitOutcome o) const { return released[static_cast<int>(o)].load(); }

@@ -27,9 +27,9 @@ using testing::ScriptedAlgorithm;
 
 class TallyObserver final : public LimiterObserver {
  public:
-  void OnGranted(Duration) override { granted++; }
-  void OnAcquireFailed(AcquireFailure) override { failed++; }
-  void OnReleased(PermitOutcome, const Sample*) override { released++; }
+  void OnGranted(PartitionId, Duration) override { granted++; }
+  void OnAcquireFailed(PartitionId, AcquireFailure) override { failed++; }
+  void OnReleased(PartitionId, PermitOutcome, const Sample*) override { released++; }
   std::atomic<int64_t> granted{0};
   std::atomic<int64_t> failed{0};
   std::atomic<int64_t> released{0};

@@ -25,9 +25,9 @@ using testing::ScriptedAlgorithm;
 // Counts every observer callback.
 class CountingObserver final : public LimiterObserver {
  public:
-  void OnGranted(Duration) override { granted++; }
-  void OnAcquireFailed(AcquireFailure why) override { failed[static_cast<int>(why)]++; }
-  void OnReleased(PermitOutcome outcome, const Sample*) override {
+  void OnGranted(PartitionId, Duration) override { granted++; }
+  void OnAcquireFailed(PartitionId, AcquireFailure why) override { failed[static_cast<int>(why)]++; }
+  void OnReleased(PartitionId, PermitOutcome outcome, const Sample*) override {
     released[static_cast<int>(outcome)]++;
   }
   void OnLimitChanged(int, int new_limit, const AlgorithmEstimates&) override {

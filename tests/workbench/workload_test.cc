@@ -195,5 +195,42 @@ TEST(WorkloadTest, MissingFileIsNotFound) {
   EXPECT_EQ(LoadWorkload("/nonexistent/w.json").status().code(), StatusCode::kNotFound);
 }
 
+TEST(WorkloadTest, PartitionsOfASharedLimiterAreNamedByTheClients) {
+  const std::string base = R"({"name": "p", "duration_s": 10,
+    "stages": [{"name": "s", "kind": "delay", "service_ms": 1}],
+    PARTITIONS
+    "clients": [{"name": "a", "partition": "x", "load": {"type": "closed", "concurrency": 1}},
+                {"name": "b", "partition": "y", "load": {"type": "closed", "concurrency": 1}}]})";
+  auto with = [&](const std::string& partitions) {
+    std::string text = base;
+    text.replace(text.find("PARTITIONS"), 10, partitions);
+    return ParseWorkload(text, "p.json");
+  };
+  StatusOr<Workload> w = with(R"("partitions": [{"name": "x", "share": 0.7, "priority": 2},
+                                                 {"name": "y", "share": 0.3}],)");
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->partitions.size(), 2u);
+  EXPECT_EQ(w->partitions[0].priority, 2);
+  EXPECT_EQ(w->clients[0].partition, 0);
+  EXPECT_EQ(w->clients[1].partition, 1);
+
+  EXPECT_NE(with(R"("partitions": [{"name": "x", "share": 0.7}],)").status().ToString().find(
+                "clients[1].partition: no partition named \"y\""),
+            std::string::npos);
+  EXPECT_NE(with(R"("partitions": [{"name": "x", "share": 0.7}, {"name": "y", "share": 0.4}],)")
+                .status()
+                .ToString()
+                .find("partitions: the partitions' shares add up to 1.1"),
+            std::string::npos);
+  EXPECT_NE(with(R"("partitions": [{"name": "x", "shre": 0.7}, {"name": "y"}],)")
+                .status()
+                .ToString()
+                .find("partitions[0].shre"),
+            std::string::npos);
+  EXPECT_NE(with("").status().ToString().find(
+                "clients[0].partition: names a partition, but the workload has no \"partitions\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace blobtune::workbench

@@ -4,13 +4,14 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "blobtune/tuner/algorithm_registry.h"
+#include "partition_queues.h"
 #include "sample_queue.h"
-#include "wait_queue.h"
 
 namespace blobtune::tuner {
 namespace {
@@ -57,6 +58,31 @@ Status LimiterOptions::Validate() const {
   if (overload_wait < Duration::zero() || overload_window < Duration::zero()) {
     return Status::InvalidArgument("overload_wait and overload_window must not be negative");
   }
+  if (partitions.size() > Limiter::kMaxPartitions) {
+    return Status::InvalidArgument("at most " + std::to_string(Limiter::kMaxPartitions) +
+                                   " partitions, got " + std::to_string(partitions.size()));
+  }
+  double shares = 0.0;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const PartitionOptions& p = partitions[i];
+    const std::string where = "partitions[" + std::to_string(i) + "]";
+    if (p.name.empty()) return Status::InvalidArgument(where + ".name must not be empty");
+    for (size_t j = 0; j < i; ++j) {
+      if (partitions[j].name == p.name) {
+        return Status::InvalidArgument(where + ".name \"" + p.name + "\" is used twice");
+      }
+    }
+    if (!(p.share >= 0.0 && p.share <= 1.0)) {
+      return Status::InvalidArgument(where + ".share must be in [0, 1], got " +
+                                     std::to_string(p.share));
+    }
+    shares += p.share;
+  }
+  // A little slack for shares written as decimals (0.7 + 0.2 + 0.1 is not exactly 1).
+  if (shares > 1.0 + 1e-9) {
+    return Status::InvalidArgument("the partitions' shares add up to " + std::to_string(shares) +
+                                   ", more than 1");
+  }
   return Status();
 }
 
@@ -80,10 +106,16 @@ Limiter::Limiter(LimiterOptions options)
       algorithm_name_(options.algorithm->name()),
       min_limit_(options.algorithm->min_limit()),
       max_limit_(options.algorithm->max_limit()),
+      partitioned_(!options.partitions.empty()),
+      partitions_(partitioned_ ? std::move(options.partitions)
+                               : std::vector<PartitionOptions>{PartitionOptions{.share = 1.0}}),
+      partition_counts_(partitioned_ ? new internal::PartitionCount[partitions_.size()] : nullptr),
       limit_(options.algorithm->limit()),
       samples_(std::make_unique<internal::SampleQueue>(kSampleQueueCapacity)),
       algorithm_(std::move(options.algorithm)),
-      queue_(std::make_unique<internal::WaitQueue>()) {
+      queue_(std::make_unique<internal::PartitionQueues>(
+          partitioned_ ? std::span<const PartitionOptions>(partitions_)
+                       : std::span<const PartitionOptions>())) {
   MutexLock lock(estimates_mu_);
   estimates_ = algorithm_->estimates();
 }
@@ -113,7 +145,7 @@ bool Limiter::TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept {
   }
 }
 
-Permit Limiter::MakeCheckedPermit(int inflight, uint64_t sequence) noexcept {
+Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept {
   uint32_t stride = stride_.load(std::memory_order_relaxed);
   uint64_t weight = 1;
   if (stride > 1) {
@@ -123,7 +155,7 @@ Permit Limiter::MakeCheckedPermit(int inflight, uint64_t sequence) noexcept {
     bool timed = (sequence & (stride - 1)) == 0 ||
                  clock_.CoarseNow().time_since_epoch().count() >=
                      sample_due_ns_.load(std::memory_order_relaxed);
-    if (!timed) return Permit(this, inflight);
+    if (!timed) return Permit(this, partition, inflight);
     // The sample stands for the grants since the previous timed one. Relaxed: weights only
     // need to add up, not to order anything.
     uint64_t previous = last_timed_sequence_.load(std::memory_order_relaxed);
@@ -132,19 +164,19 @@ Permit Limiter::MakeCheckedPermit(int inflight, uint64_t sequence) noexcept {
     }
     weight = std::min<uint64_t>(sequence > previous ? sequence - previous : 1, kMaxStride * 4);
   }
-  return Permit(this, clock_.Now(), inflight, static_cast<uint32_t>(weight));
+  return Permit(this, partition, clock_.Now(), inflight, static_cast<uint32_t>(weight));
 }
 
-std::optional<Permit> Limiter::Refuse() {
+std::optional<Permit> Limiter::Refuse(PartitionId partition) {
   CountUp(refused_);
-  if (observer_ != nullptr) observer_->OnAcquireFailed(AcquireFailure::kRejected);
+  if (observer_ != nullptr) observer_->OnAcquireFailed(partition, AcquireFailure::kRejected);
   return std::nullopt;
 }
 
-StatusOr<Permit> Limiter::Failure(AcquireFailure why) {
+StatusOr<Permit> Limiter::Failure(PartitionId partition, AcquireFailure why) {
   // Every acquire that times out, queued or not, ends here once.
   if (why == AcquireFailure::kTimeout) CountUp(expired_);
-  if (observer_ != nullptr) observer_->OnAcquireFailed(why);
+  if (observer_ != nullptr) observer_->OnAcquireFailed(partition, why);
   std::string where = " (limit " + std::to_string(limit()) + ", " + std::to_string(inflight()) +
                       " in flight, " + std::to_string(queue_length()) + " waiting)";
   switch (why) {
@@ -168,11 +200,14 @@ void Limiter::GrantWaiters() {
 
 void Limiter::GrantWaitersLocked() {
   while (!queue_->empty()) {
+    Waiter* w = queue_->Next(limit_.load(std::memory_order_relaxed), [this](size_t p) {
+      return partition_counts_[p].inflight.load(std::memory_order_relaxed);
+    });
     int inflight = 0;
     uint64_t sequence = 0;
-    if (!TryTakeSlotForWaiter(&inflight, &sequence)) break;
-    Waiter* w = queue_->front();
-    queue_->Remove(w);
+    if (w == nullptr || !TryTakeSlotForWaiter(&inflight, &sequence)) break;
+    queue_->Grant(w);
+    CountGrant(w->partition);
     waiters_.fetch_sub(1, std::memory_order_relaxed);
     w->state = Waiter::State::kGranted;
     w->granted_inflight = inflight;
@@ -222,12 +257,9 @@ std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
   }
   w.queued_at = now;
   w.state = Waiter::State::kWaiting;
-  if (queue_order_ == QueueOrder::kFifo ||
-      (queue_order_ == QueueOrder::kAdaptive && !overloaded)) {
-    queue_->PushBack(&w);
-  } else {
-    queue_->PushFront(&w);
-  }
+  const bool newest_first = queue_order_ == QueueOrder::kLifo ||
+                            (queue_order_ == QueueOrder::kAdaptive && overloaded);
+  queue_->Push(&w, newest_first);
   waiters_.fetch_add(1, std::memory_order_relaxed);
   // Set the queued bit, then retry: a release that freed a slot before the bit was set is seen
   // by the retry; one after it sees the bit and grants.
@@ -241,16 +273,18 @@ std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadlin
   switch (w.state) {
     case Waiter::State::kGranted:
       w.state = Waiter::State::kIdle;
-      if (observer_ != nullptr) observer_->OnGranted(clock_.Now() - w.queued_at);
-      return MakePermit(w.granted_inflight, w.granted_sequence);
+      if (observer_ != nullptr) {
+        observer_->OnGranted(PartitionId{w.partition}, clock_.Now() - w.queued_at);
+      }
+      return MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
     case Waiter::State::kFailed:
       w.state = Waiter::State::kIdle;
-      return Failure(w.failure);
+      return Failure(PartitionId{w.partition}, w.failure);
     case Waiter::State::kWaiting:
       if (clock_.Now() < deadline) return std::nullopt;
       FailWaiterLocked(w, AcquireFailure::kTimeout);
       w.state = Waiter::State::kIdle;
-      return Failure(AcquireFailure::kTimeout);
+      return Failure(PartitionId{w.partition}, AcquireFailure::kTimeout);
     case Waiter::State::kIdle:
       break;
   }
@@ -258,16 +292,24 @@ std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadlin
   return Status::Internal("polled a waiter that was never queued");
 }
 
-StatusOr<Permit> Limiter::Acquire(TimePoint deadline, std::stop_token stop) {
+StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
+                                  std::stop_token stop) {
+  if (partition.index >= partitions_.size()) {
+    return Status::InvalidArgument("no partition " + std::to_string(partition.index) +
+                                   " (the limiter has " + std::to_string(partitions_.size()) +
+                                   ")");
+  }
   int inflight = 0;
   uint64_t sequence = 0;
   if (TryTakeFreeSlot(&inflight, &sequence)) {
-    if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
-    return MakePermit(inflight, sequence);
+    CountGrant(partition.index);
+    if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
+    return MakePermit(partition.index, inflight, sequence);
   }
-  if (clock_.Now() >= deadline) return Failure(AcquireFailure::kTimeout);
+  if (clock_.Now() >= deadline) return Failure(partition, AcquireFailure::kTimeout);
 
   BlockingWaiter waiter;
+  waiter.partition = partition.index;
   // Constructed before taking queue_mu_: if stop was already requested the callback runs
   // right here and must be able to lock.
   std::stop_callback on_stop(stop, [this, &waiter] {
@@ -296,14 +338,40 @@ StatusOr<Permit> Limiter::Acquire(TimePoint deadline, std::stop_token stop) {
       waiter.cv.WaitFor(lock, clock_.RealWaitFor(deadline - now));
     }
   }
-  if (waiter.state == Waiter::State::kFailed) return Failure(waiter.failure);
-  if (observer_ != nullptr) observer_->OnGranted(clock_.Now() - waiter.queued_at);
-  return MakePermit(waiter.granted_inflight, waiter.granted_sequence);
+  if (waiter.state == Waiter::State::kFailed) return Failure(partition, waiter.failure);
+  if (observer_ != nullptr) observer_->OnGranted(partition, clock_.Now() - waiter.queued_at);
+  return MakePermit(partition.index, waiter.granted_inflight, waiter.granted_sequence);
 }
 
 void Limiter::CancelWaiters() {
   MutexLock lock(queue_mu_);
-  while (!queue_->empty()) FailWaiterLocked(*queue_->front(), AcquireFailure::kCancelled);
+  // Every waiter, whatever the limit: Next() with a limit no count reaches lists them all.
+  while (Waiter* w = queue_->Next(kMaxLimit, [](size_t) { return 0; })) {
+    FailWaiterLocked(*w, AcquireFailure::kCancelled);
+  }
+}
+
+std::optional<PartitionId> Limiter::FindPartition(std::string_view name) const {
+  if (!partitioned_) return std::nullopt;  // Its one partition has no name.
+  for (size_t p = 0; p < partitions_.size(); ++p) {
+    if (partitions_[p].name == name) return PartitionId{static_cast<uint32_t>(p)};
+  }
+  return std::nullopt;
+}
+
+PartitionStatus Limiter::partition(PartitionId partition) const {
+  assert(partition.index < partitions_.size());
+  PartitionStatus status;
+  status.options = partitions_[partition.index];
+  status.inflight = partitioned_
+                        ? partition_counts_[partition.index].inflight.load(std::memory_order_relaxed)
+                        : inflight();
+  {
+    MutexLock lock(queue_mu_);
+    status.waiting = queue_->size(partition.index);
+  }
+  status.guaranteed = status.options.share * limit();
+  return status;
 }
 
 // --- Releasing and sampling ------------------------------------------------------------------
@@ -323,6 +391,7 @@ Permit& Permit::operator=(Permit&& other) noexcept {
     setup_ = other.setup_;
     inflight_ = other.inflight_;
     weight_ = other.weight_;
+    partition_ = other.partition_;
   }
   return *this;
 }
@@ -346,8 +415,10 @@ void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t
       sample.expired = expired_.exchange(0, std::memory_order_relaxed);
     }
   }
-  ReturnSlot();
-  if (observer_ != nullptr) observer_->OnReleased(outcome, sampled ? &sample : nullptr);
+  ReturnSlot(permit.partition_);
+  if (observer_ != nullptr) {
+    observer_->OnReleased(PartitionId{permit.partition_}, outcome, sampled ? &sample : nullptr);
+  }
   if (sampled) RecordSample(sample);
 }
 
@@ -427,12 +498,13 @@ AlgorithmEstimates Limiter::estimates() const {
 
 // --- Async access ----------------------------------------------------------------------------
 
-std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter) {
+std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter, PartitionId partition) {
   int inflight = 0;
   uint64_t sequence = 0;
   if (limiter.TryTakeFreeSlot(&inflight, &sequence)) {
-    if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(Duration::zero());
-    return limiter.MakePermit(inflight, sequence);
+    limiter.CountGrant(partition.index);
+    if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(partition, Duration::zero());
+    return limiter.MakePermit(partition.index, inflight, sequence);
   }
   return std::nullopt;
 }
@@ -461,7 +533,7 @@ void Limiter::AsyncAccess::Abandon(Limiter& limiter, Waiter& w) {
     w.state = Waiter::State::kIdle;
   }
   // The slot was taken for an acquirer that is gone: return it, unobserved and unsampled.
-  if (give_back) limiter.ReturnSlot();
+  if (give_back) limiter.ReturnSlot(w.partition);
 }
 
 }  // namespace blobtune::tuner

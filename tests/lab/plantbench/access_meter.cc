@@ -50,7 +50,7 @@ AccessMeter::Totals AccessMeter::totals() const noexcept {
   return t;
 }
 
-void AccessMeter::OnAcquireFailed(tuner::AcquireFailure why) {
+void AccessMeter::OnAcquireFailed(tuner::PartitionId /*partition*/, tuner::AcquireFailure why) {
   // A cancelled acquire is the plant shutting down after the window, not a refusal.
   if (why == tuner::AcquireFailure::kCancelled) return;
   if (!in_window_.load(std::memory_order_relaxed)) return;
@@ -58,7 +58,8 @@ void AccessMeter::OnAcquireFailed(tuner::AcquireFailure why) {
   window_attempts_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void AccessMeter::OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) {
+void AccessMeter::OnReleased(tuner::PartitionId /*partition*/, tuner::PermitOutcome outcome,
+                             const tuner::Sample* sample) {
   const bool success = outcome == tuner::PermitOutcome::kSuccess;
   if (success) {
     total_successes_.fetch_add(1, std::memory_order_relaxed);

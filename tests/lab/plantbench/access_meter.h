@@ -79,8 +79,9 @@ class AccessMeter final : public tuner::LimiterObserver {
   Totals totals() const noexcept;
 
   // tuner::LimiterObserver.
-  void OnAcquireFailed(tuner::AcquireFailure why) override;
-  void OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) override;
+  void OnAcquireFailed(tuner::PartitionId partition, tuner::AcquireFailure why) override;
+  void OnReleased(tuner::PartitionId partition, tuner::PermitOutcome outcome,
+                  const tuner::Sample* sample) override;
 
  private:
   // Memory ordering: relaxed everywhere; each counter is read on its own.

@@ -38,6 +38,25 @@ class Admission {
   virtual void Finish(int ticket, AccessOutcome outcome, uint64_t bytes) = 0;
   virtual int limit() const = 0;
   virtual int inflight() const = 0;
+
+  // Whether requests wait in the admission's own queue (a limiter shared with other clients,
+  // limiter_admission.h), which decides whose request a freed permit goes to. Then the
+  // simulator calls Wait() for every request instead of TryAdmit(), TakeGrant() for its queued
+  // requests after any client's release, and Leave() for a queued request whose deadline passed.
+  // Otherwise the simulator queues requests itself and asks again after the client's releases.
+  virtual bool queues() const { return false; }
+  // Queues `request`; its ticket if it is granted at once.
+  virtual std::optional<int> Wait(int request) {
+    (void)request;
+    return std::nullopt;
+  }
+  // The ticket of queued `request` once it has been granted, else std::nullopt.
+  virtual std::optional<int> TakeGrant(int request) {
+    (void)request;
+    return std::nullopt;
+  }
+  // Queued `request` gives up: it leaves the queue, or gives back the permit granted to it.
+  virtual void Leave(int request) { (void)request; }
 };
 
 // A fixed cap: no algorithm, no samples.

@@ -58,10 +58,16 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
   sim.phase_bounds = PhaseBounds(workload);
   sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
   sim.record_completions = true;
+  std::shared_ptr<tuner::Limiter> shared;  // With partitions: the clients' one limiter.
   sim.make_admission = [&](size_t client,
                            Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
     if (spec == kOracleSchedule) {
       return std::unique_ptr<Admission>(std::make_unique<OracleSchedule>(oracle, clock));
+    }
+    const bool partitioned = !workload.partitions.empty();
+    if (partitioned && shared != nullptr) {
+      return std::unique_ptr<Admission>(LimiterAdmission::ForPartition(
+          shared, tuner::PartitionId{static_cast<uint32_t>(workload.clients[client].partition)}));
     }
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
         options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
@@ -69,8 +75,16 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
     tuner::LimiterObserver* observer = nullptr;
     if (options.observe_limiter) {
       std::string name = workload.name + "/" + spec;
-      if (workload.clients.size() > 1) name += "/client" + std::to_string(client);
+      if (workload.clients.size() > 1 && !partitioned) name += "/client" + std::to_string(client);
       observer = options.observe_limiter(name);
+    }
+    if (partitioned) {
+      StatusOr<std::shared_ptr<tuner::Limiter>> limiter = LimiterAdmission::CreateShared(
+          *std::move(algorithm), clock, observer, workload.partitions);
+      if (!limiter.ok()) return limiter.status();
+      shared = *std::move(limiter);
+      return std::unique_ptr<Admission>(LimiterAdmission::ForPartition(
+          shared, tuner::PartitionId{static_cast<uint32_t>(workload.clients[client].partition)}));
     }
     StatusOr<std::unique_ptr<LimiterAdmission>> admission =
         LimiterAdmission::Create(*std::move(algorithm), clock, observer);

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "admission.h"
+#include "blobtune/tuner/algorithm_registry.h"
+#include "limiter_admission.h"
 #include "simulator.h"
 
 namespace blobtune::workbench {
@@ -58,8 +60,20 @@ StatusOr<SweepPoint> MeasureStaticLimit(const Workload& phase_workload, int limi
   sim.backlog_instead_of_fixed_work = true;
   sim.stop_after_successes = options.max_successes;
   sim.record_completions = true;
-  sim.make_admission = [limit](size_t, Clock&) -> StatusOr<std::unique_ptr<Admission>> {
-    return std::unique_ptr<Admission>(std::make_unique<StaticCap>(limit));
+  std::shared_ptr<tuner::Limiter> shared;  // With partitions: one fixed limit for every client.
+  sim.make_admission = [&](size_t client, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+    if (phase_workload.partitions.empty()) {
+      return std::unique_ptr<Admission>(std::make_unique<StaticCap>(limit));
+    }
+    if (shared == nullptr) {
+      StatusOr<std::shared_ptr<tuner::Limiter>> made = LimiterAdmission::CreateShared(
+          tuner::MakeAlgorithmFromText("fixed:limit=" + std::to_string(limit)).value(), clock,
+          nullptr, phase_workload.partitions);
+      if (!made.ok()) return made.status();
+      shared = *std::move(made);
+    }
+    return std::unique_ptr<Admission>(LimiterAdmission::ForPartition(
+        shared, tuner::PartitionId{static_cast<uint32_t>(phase_workload.clients[client].partition)}));
   };
   StatusOr<SimulationResult> result = Simulate(phase_workload, sim);
   if (!result.ok()) return result.status();

@@ -156,6 +156,31 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
   return root.dump(2) + "\n";
 }
 
+namespace {
+
+// What each client of a workload with partitions got in each phase: goodput, and the response
+// time its callers saw (waiting for a permit included).
+void PrintClients(const Workload& workload, const AlgorithmRun& run, std::ostream& out) {
+  for (const PhaseStats& phase : run.simulation.phases) {
+    const double seconds = phase.end_s - phase.start_s;
+    for (size_t c = 0; c < workload.clients.size(); ++c) {
+      const LatencyHistogram& response = phase.response_by_client[c];
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "    %6.1f-%-6.1f s  %-12s %-10s X %9.1f/s  response p50 %8.2f p99 %8.2f ms\n",
+                    phase.start_s, phase.end_s, workload.clients[c].name.c_str(),
+                    workload.partitions[static_cast<size_t>(workload.clients[c].partition)]
+                        .name.c_str(),
+                    seconds > 0 ? static_cast<double>(phase.successes_by_client[c]) / seconds : 0.0,
+                    response.count() > 0 ? response.QuantileMs(0.5) : 0.0,
+                    response.count() > 0 ? response.QuantileMs(0.99) : 0.0);
+      out << line;
+    }
+  }
+}
+
+}  // namespace
+
 void PrintTable(const BenchReport& report, std::ostream& out) {
   for (const WorkloadReport& entry : report.workloads) {
     out << entry.workload.name;
@@ -185,6 +210,7 @@ void PrintTable(const BenchReport& report, std::ostream& out) {
                     Format("%.1f", s.throughput).c_str(), Format("%.1f", s.p99_ms).c_str(),
                     Format("%.1f", s.mean_limit).c_str(), missed.empty() ? "-" : missed.c_str());
       out << line;
+      if (!entry.workload.partitions.empty()) PrintClients(entry.workload, run, out);
     }
     out << "\n";
   }

@@ -90,6 +90,8 @@ class Simulation {
   void StartStep(int client, int steps_left);
   void CreateRequest(int client, int steps_left);
   void Dispatch(int client);
+  // Dispatches every client (after a release to a limiter they share).
+  void DispatchAll();
   void Grant(int r, int ticket);
   void EnterPlant(int r);
   void OnSetupDone(int r, uint32_t generation);
@@ -238,10 +240,17 @@ void Simulation::CreateRequest(int client, int steps_left) {
   }
   c.queue.push_back(r);
   ++c.queued;
-  Dispatch(client);
+  if (!c.admission->queues()) {
+    Dispatch(client);
+  } else if (std::optional<int> ticket = c.admission->Wait(r)) {
+    c.queue.pop_back();
+    --c.queued;
+    Grant(r, *ticket);
+  }
   if (Req(r).state == RequestState::kQueued) Req(r).waited = true;  // Granted later, if at all.
   if (Req(r).state == RequestState::kQueued && spec.max_queue && c.queued > *spec.max_queue) {
     // No permit and no room to wait: rejected at once (it is the newest, at the back).
+    c.admission->Leave(r);
     c.admission->Refuse();
     c.queue.pop_back();
     --c.queued;
@@ -265,14 +274,23 @@ void Simulation::Dispatch(int client) {
       Free(r);
       continue;
     }
-    // Asking without a free permit would count as a refusal; a queued request still waits.
-    if (c.admission->inflight() >= c.admission->limit()) break;
-    std::optional<int> ticket = c.admission->TryAdmit();
+    std::optional<int> ticket;
+    if (c.admission->queues()) {
+      // Granted in the admission's queue order, which is this client's order of arrival.
+      ticket = c.admission->TakeGrant(r);
+    } else if (c.admission->inflight() < c.admission->limit()) {
+      // Asking without a free permit would count as a refusal; a queued request still waits.
+      ticket = c.admission->TryAdmit();
+    }
     if (!ticket) break;
     lifo ? c.queue.pop_back() : c.queue.pop_front();
     --c.queued;
     Grant(r, *ticket);
   }
+}
+
+void Simulation::DispatchAll() {
+  for (size_t client = 0; client < clients_.size(); ++client) Dispatch(static_cast<int>(client));
 }
 
 void Simulation::Grant(int r, int ticket) {
@@ -347,6 +365,8 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
     if (outcome == AccessOutcome::kSuccess) {
       if (PhaseStats* arrived = PhaseAt(req.created)) {
         arrived->latency.Record(Duration(now_ - req.granted));
+        arrived->response_by_client[static_cast<size_t>(req.client)].Record(
+            Duration(now_ - req.created));
       }
     }
     req.state = RequestState::kDone;
@@ -365,6 +385,8 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
       ++phase->successes_by_client[static_cast<size_t>(client)];
       if (PhaseStats* arrived = PhaseAt(req.created)) {
         arrived->latency.Record(Duration(now_ - req.granted));
+        arrived->response_by_client[static_cast<size_t>(client)].Record(
+            Duration(now_ - req.created));
       }
       if (now_ != stamp_ns_) {
         stamp_ns_ = now_;
@@ -397,7 +419,8 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
   } else {
     JobDone(client);
   }
-  Dispatch(client);
+  // A shared limiter may have granted the permit to another client's request.
+  c.admission->queues() ? DispatchAll() : Dispatch(client);
 }
 
 void Simulation::OnDeadline(int r, uint32_t generation) {
@@ -416,8 +439,12 @@ void Simulation::OnDeadline(int r, uint32_t generation) {
       });
     }
     if (PhaseStats* phase = PhaseAt(now_)) ++phase->expired;
+    const bool queues = c.admission->queues();
+    // A permit granted to it meanwhile goes back, to whoever the shared limiter picks.
+    if (queues) c.admission->Leave(r);
     c.admission->Expire();
     JobDone(req.client);
+    if (queues) DispatchAll();
   } else if (req.state == RequestState::kFailing) {
     Settle(r, AccessOutcome::kDropped);  // A hang ends at the deadline.
   } else if (req.state == RequestState::kGranted) {
@@ -568,6 +595,7 @@ StatusOr<SimulationResult> Simulation::Run() {
     phase.start_s = options_.phase_bounds[i];
     phase.end_s = options_.phase_bounds[i + 1];
     phase.successes_by_client.assign(n, 0);
+    phase.response_by_client.resize(n);
     result_.phases.push_back(std::move(phase));
   }
   for (size_t i = 0; i < n; ++i) {

@@ -67,6 +67,9 @@ struct PhaseStats {
   uint64_t rejected = 0;   // Requests that found their client's queue full.
   LatencyHistogram latency;  // Access latency of the successes that arrived in the phase.
   std::vector<uint64_t> successes_by_client;
+  // Per client, the response time (from a request's creation, its wait for a permit included,
+  // to its end) of the successes that arrived in the phase: what the client's caller sees.
+  std::vector<LatencyHistogram> response_by_client;
 
   double throughput() const { return end_s > start_s ? successes / (end_s - start_s) : 0.0; }
 };

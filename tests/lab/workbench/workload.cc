@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "blobtune/tuner/limiter.h"
 #include "json_fields.h"
 
 namespace blobtune::workbench {
@@ -140,11 +141,52 @@ std::vector<int> ParsePath(const json& j, const std::string& path,
   return indices;
 }
 
+// The partitions of a shared limiter, and the one each client names (read after the clients,
+// whose "partition" field is kept in `partition_names`).
+void ParsePartitions(const json& j, Workload& w, FieldReader& parent) {
+  if (!j.is_array() || j.empty()) {
+    parent.Fail("partitions", "must be a non-empty array of {\"name\", \"share\", \"priority\"}, " +
+                                  Describe(j));
+    return;
+  }
+  for (size_t i = 0; parent.ok() && i < j.size(); ++i) {
+    FieldReader r(j[i], Indexed("partitions", i));
+    tuner::PartitionOptions p;
+    p.name = r.String("name");
+    p.share = r.Number("share", 0.0, 0.0, 1.0);
+    p.priority = static_cast<int>(r.Int("priority", 0, -1000, 1000));
+    r.RejectUnknownFields();
+    parent.Fail(r.status());
+    w.partitions.push_back(std::move(p));
+  }
+  if (!parent.ok()) return;
+  tuner::LimiterOptions options;
+  options.partitions = w.partitions;
+  if (Status valid = options.Validate(); !valid.ok()) {
+    parent.Fail(valid.WithContext("partitions"));
+    return;
+  }
+  for (size_t c = 0; c < w.clients.size(); ++c) {
+    ClientSpec& client = w.clients[c];
+    for (size_t p = 0; p < w.partitions.size(); ++p) {
+      if (w.partitions[p].name == client.partition_name) client.partition = static_cast<int>(p);
+    }
+    if (client.partition < 0) {
+      parent.Fail(Status::InvalidArgument(
+          Indexed("clients", c) + ".partition: " +
+          (client.partition_name.empty() ? std::string("is required with \"partitions\"")
+                                         : "no partition named \"" + client.partition_name + "\"")));
+      return;
+    }
+  }
+}
+
 ClientSpec ParseClient(const json& j, const std::string& path, size_t index,
                        const std::vector<StageSpec>& stages, FieldReader& parent) {
   FieldReader r(j, path);
   ClientSpec client;
   client.name = r.String("name", "client" + std::to_string(index));
+  client.partition_name = r.String("partition", "");
   if (const json* load = r.Get("load")) {
     ParseLoad(*load, r.PathOf("load"), client, r);
   } else {
@@ -381,6 +423,16 @@ StatusOr<Workload> ParseWorkload(std::string_view json_text, std::string_view or
     if (r.ok() && !names.insert(w.clients.back().name).second) {
       r.Fail(Status::InvalidArgument(Indexed("clients", i) + ".name: \"" + w.clients.back().name +
                                      "\" is used twice"));
+    }
+  }
+  if (r.ok()) {
+    if (const json* partitions = r.Get("partitions")) ParsePartitions(*partitions, w, r);
+  }
+  for (size_t c = 0; r.ok() && w.partitions.empty() && c < w.clients.size(); ++c) {
+    if (!w.clients[c].partition_name.empty()) {
+      r.Fail(Status::InvalidArgument(Indexed("clients", c) +
+                                     ".partition: names a partition, but the workload has no "
+                                     "\"partitions\""));
     }
   }
   if (r.ok()) {

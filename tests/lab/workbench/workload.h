@@ -1,7 +1,8 @@
 // Workload: what the workbench simulates, parsed and validated from a JSON file.
 //
 // A workload is a plant (stages a request passes through while it holds a permit), the clients
-// that load it (each with its own limiter), and steps that change parameters at given times.
+// that load it (each with its own limiter, or all with one limiter divided into partitions), and
+// steps that change parameters at given times.
 // docs/WORKLOADS.md documents the JSON format field by field.
 //
 //   StatusOr<Workload> w = LoadWorkload("tests/workloads/delivery_model.json");
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/status_or.h"
 #include "distribution.h"
 
@@ -88,6 +90,9 @@ struct ClientSpec {
     std::vector<int> path;
   };
   std::vector<WeightedPath> paths;
+  // With Workload::partitions: the partition it acquires in, by name and index (-1 otherwise).
+  std::string partition_name;
+  int partition = -1;
 };
 
 // One parameter change: `target` is "stage.<name>.<param>" or "client.<name|*>.<param>".
@@ -119,6 +124,9 @@ struct Workload {
   std::vector<StepSpec> steps;  // Sorted by time, all within (0, duration_s).
   int max_limit = 1000;         // Bound of every limiter and of the oracle's sweep.
   int initial_limit = 0;        // Where algorithms start (0: each algorithm's own default).
+  // Empty: each client has a limiter of its own. Otherwise every client acquires from one
+  // limiter with these partitions, in the one its `partition` names.
+  std::vector<tuner::PartitionOptions> partitions;
   std::string text;             // The JSON it was parsed from (keys the oracle cache).
 };
 

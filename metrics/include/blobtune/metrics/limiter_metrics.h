@@ -93,9 +93,10 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   // tuner::LimiterObserver.
   void OnLimiterCreated(const tuner::Limiter& limiter) override;
   void OnLimiterDestroyed(const tuner::Limiter& limiter) override;
-  void OnGranted(Duration queue_wait) override;
-  void OnAcquireFailed(tuner::AcquireFailure why) override;
-  void OnReleased(tuner::PermitOutcome outcome, const tuner::Sample* sample) override;
+  void OnGranted(tuner::PartitionId partition, Duration queue_wait) override;
+  void OnAcquireFailed(tuner::PartitionId partition, tuner::AcquireFailure why) override;
+  void OnReleased(tuner::PartitionId partition, tuner::PermitOutcome outcome,
+                  const tuner::Sample* sample) override;
   void OnLimitChanged(int old_limit, int new_limit,
                       const tuner::AlgorithmEstimates& estimates) override;
 

@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <string>
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/internal/waiter.h"
@@ -98,9 +99,13 @@ class AsyncWaitState final : public Waiter,
 template <typename Executor>
 class AsyncAcquireOp {
  public:
-  AsyncAcquireOp(Limiter& limiter, const Executor& executor, TimePoint deadline,
-                 std::stop_token stop)
-      : limiter_(&limiter), executor_(executor), deadline_(deadline), stop_(std::move(stop)) {}
+  AsyncAcquireOp(Limiter& limiter, PartitionId partition, const Executor& executor,
+                 TimePoint deadline, std::stop_token stop)
+      : limiter_(&limiter),
+        partition_(partition),
+        executor_(executor),
+        deadline_(deadline),
+        stop_(std::move(stop)) {}
 
   template <typename Self>
   void operator()(Self& self, boost::system::error_code /*timer*/ = {}) {
@@ -112,7 +117,8 @@ class AsyncAcquireOp {
                 Limiter::AsyncAccess::Enqueue(*limiter_, *state_, deadline_)) {
           deadline_ = *wait_until;  // Sooner than asked while overloaded.
         } else {
-          return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, AcquireFailure::kQueueFull));
+          return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
+                                                            AcquireFailure::kQueueFull));
         }
         state_->WatchStop(stop_);
         step_ = Step::kWait;
@@ -130,16 +136,23 @@ class AsyncAcquireOp {
 
   template <typename Self>
   void Start(Self& self) {
-    if (std::optional<Permit> permit = Limiter::AsyncAccess::TryAcquire(*limiter_)) {
+    if (partition_.index >= limiter_->partition_count()) {
+      return Finish(self, Status::InvalidArgument("no partition " +
+                                                  std::to_string(partition_.index)));
+    }
+    if (std::optional<Permit> permit = Limiter::AsyncAccess::TryAcquire(*limiter_, partition_)) {
       return Finish(self, std::move(*permit));
     }
     if (stop_.stop_requested()) {
-      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, AcquireFailure::kCancelled));
+      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
+                                                        AcquireFailure::kCancelled));
     }
     if (limiter_->clock().Now() >= deadline_) {
-      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, AcquireFailure::kTimeout));
+      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
+                                                        AcquireFailure::kTimeout));
     }
     state_ = std::make_shared<AsyncWaitState<Executor>>(*limiter_, executor_);
+    state_->partition = partition_.index;
     step_ = Step::kQueue;
     // Queue and arm the timer on the strand, where every later timer operation runs too.
     boost::asio::post(state_->strand(), std::move(self));
@@ -168,6 +181,7 @@ class AsyncAcquireOp {
   }
 
   Limiter* limiter_;
+  PartitionId partition_;
   Executor executor_;
   TimePoint deadline_;
   std::stop_token stop_;
@@ -178,15 +192,24 @@ class AsyncAcquireOp {
 
 }  // namespace internal
 
-// Waits for a permit until `deadline` (on the limiter's clock; sooner while the limiter is
-// overloaded, see LimiterOptions::overload_wait), or until `stop` is triggered.
-// Completion signature: void(StatusOr<Permit>).
+// Waits for a permit of `partition` until `deadline` (on the limiter's clock; sooner while the
+// limiter is overloaded, see LimiterOptions::overload_wait), or until `stop` is triggered.
+// Completion signature: void(StatusOr<Permit>); INVALID_ARGUMENT for a partition the limiter
+// does not have.
+template <typename Executor, typename CompletionToken>
+auto AsyncAcquire(Limiter& limiter, PartitionId partition, const Executor& executor,
+                  TimePoint deadline, std::stop_token stop, CompletionToken&& token) {
+  return boost::asio::async_compose<CompletionToken, void(StatusOr<Permit>)>(
+      internal::AsyncAcquireOp<Executor>(limiter, partition, executor, deadline, std::move(stop)),
+      token, executor);
+}
+
+// The same for the first partition (the whole limiter when it has none).
 template <typename Executor, typename CompletionToken>
 auto AsyncAcquire(Limiter& limiter, const Executor& executor, TimePoint deadline,
                   std::stop_token stop, CompletionToken&& token) {
-  return boost::asio::async_compose<CompletionToken, void(StatusOr<Permit>)>(
-      internal::AsyncAcquireOp<Executor>(limiter, executor, deadline, std::move(stop)), token,
-      executor);
+  return AsyncAcquire(limiter, PartitionId{}, executor, deadline, std::move(stop),
+                      std::forward<CompletionToken>(token));
 }
 
 template <typename Executor, typename CompletionToken>
@@ -194,6 +217,13 @@ auto AsyncAcquire(Limiter& limiter, const Executor& executor, TimePoint deadline
                   CompletionToken&& token) {
   return AsyncAcquire(limiter, executor, deadline, std::stop_token(),
                       std::forward<CompletionToken>(token));
+}
+
+template <typename Executor, typename CompletionToken>
+auto AsyncAcquire(Limiter& limiter, PartitionId partition, const Executor& executor,
+                  Duration timeout, CompletionToken&& token) {
+  return AsyncAcquire(limiter, partition, executor, limiter.clock().Now() + timeout,
+                      std::stop_token(), std::forward<CompletionToken>(token));
 }
 
 template <typename Executor, typename CompletionToken>

@@ -12,11 +12,14 @@
 //   }
 //   StatusOr<Permit> p = limiter->Acquire(std::chrono::milliseconds(50));  // waits in the queue
 //   // Asynchronously (callbacks, use_future, use_awaitable): see async_acquire.h.
+//   // Callers that are not alike (a reader and a bulk sync): partitions, see partition.h.
 //
 // Waiting: acquirers that find no free slot wait in a bounded queue (FIFO by default, LIFO as an
 // option) until a permit is released or the limit grows, their deadline passes
 // (DEADLINE_EXCEEDED), their stop_token is triggered or CancelWaiters() is called (CANCELLED), or
 // the queue is full (RESOURCE_EXHAUSTED). While anyone waits, new acquirers queue behind them.
+// With partitions, a freed permit goes to the partition that partition.h's rule picks, and to
+// the first waiter (in queue order) of that partition.
 //
 // What a permit costs: TryAcquire() and the release of an untimed permit are inline, and an
 // uncontended pair is one compare-and-swap and one fetch_sub on one word (the permits in flight,
@@ -57,12 +60,14 @@
 #include <stop_token>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/mutex.h"
+#include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
 #include "blobtune/tuner/status_or.h"
@@ -73,8 +78,12 @@ namespace blobtune::tuner {
 class Limiter;
 
 namespace internal {
+class PartitionQueues;
 class SampleQueue;
-class WaitQueue;
+// A partition's permits in flight, on a cache line of its own.
+struct alignas(64) PartitionCount {
+  std::atomic<int> inflight{0};
+};
 }  // namespace internal
 
 // Which queued acquirer a freed slot goes to.
@@ -123,6 +132,9 @@ struct LimiterOptions {
   // `stride` (a power of two) is, so that about this many samples per second reach the
   // algorithm. Default: 20000 per second. REQUIRES: > 0.
   double full_sampling_rate = 20000.0;
+  // Callers that share the limit with guaranteed shares and priorities (partition.h). At most
+  // kMaxPartitions. Default: none, one partition that has the whole limit.
+  std::vector<PartitionOptions> partitions;
 
   // OK, or INVALID_ARGUMENT saying which field is wrong.
   Status Validate() const;
@@ -142,7 +154,8 @@ class Permit {
         start_(other.start_),
         setup_(other.setup_),
         inflight_(other.inflight_),
-        weight_(other.weight_) {}
+        weight_(other.weight_),
+        partition_(other.partition_) {}
   Permit& operator=(Permit&& other) noexcept;
   Permit(const Permit&) = delete;
   Permit& operator=(const Permit&) = delete;
@@ -166,14 +179,19 @@ class Permit {
 
   // Permits in flight when this one was granted, counting itself.
   int inflight_at_grant() const noexcept { return inflight_; }
+  // The partition it was granted to.
+  PartitionId partition() const noexcept { return PartitionId{partition_}; }
 
  private:
   friend class Limiter;
   // Untimed.
-  Permit(Limiter* limiter, int inflight) noexcept : limiter_(limiter), inflight_(inflight) {}
+  Permit(Limiter* limiter, uint32_t partition, int inflight) noexcept
+      : limiter_(limiter), inflight_(inflight), partition_(partition) {}
   // Timed from `start`; its sample stands for `weight` completions.
-  Permit(Limiter* limiter, TimePoint start, int inflight, uint32_t weight) noexcept
-      : limiter_(limiter), start_(start), inflight_(inflight), weight_(weight) {}
+  Permit(Limiter* limiter, uint32_t partition, TimePoint start, int inflight,
+         uint32_t weight) noexcept
+      : limiter_(limiter), start_(start), inflight_(inflight), weight_(weight),
+        partition_(partition) {}
   void Release(PermitOutcome outcome, uint64_t bytes) noexcept;
 
   Limiter* limiter_ = nullptr;
@@ -181,6 +199,7 @@ class Permit {
   Duration setup_{};   // Held before RestartTiming().
   int inflight_ = 0;
   uint32_t weight_ = 0;  // 0: untimed. Otherwise the completions its sample stands for.
+  uint32_t partition_ = 0;
 };
 
 class Limiter {
@@ -195,24 +214,44 @@ class Limiter {
   // REQUIRES: no permit is held and nobody waits.
   ~Limiter();
 
-  // A permit if a slot is free and nobody is queued; std::nullopt (a rejection) otherwise.
-  // Inline: the permit is built where the caller keeps it.
-  std::optional<Permit> TryAcquire() {
+  // The most partitions a limiter may have.
+  static constexpr size_t kMaxPartitions = 64;
+
+  // A permit for `partition` if a slot is free and nobody is queued; std::nullopt (a rejection)
+  // otherwise. Inline: the permit is built where the caller keeps it.
+  // REQUIRES: partition.index < partition_count().
+  std::optional<Permit> TryAcquire(PartitionId partition = {}) {
     int inflight = 0;
     uint64_t sequence = 0;
-    if (!TryTakeFreeSlot(&inflight, &sequence)) [[unlikely]] return Refuse();
-    if (observer_ != nullptr) observer_->OnGranted(Duration::zero());
-    return MakePermit(inflight, sequence);
+    if (!TryTakeFreeSlot(&inflight, &sequence)) [[unlikely]] return Refuse(partition);
+    CountGrant(partition.index);
+    if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
+    return MakePermit(partition.index, inflight, sequence);
   }
 
   // Waits in the queue until a permit is granted (OK), `deadline` passes (DEADLINE_EXCEEDED;
   // sooner while overloaded, see LimiterOptions::overload_wait), `stop` is triggered or
   // CancelWaiters() runs (CANCELLED), or the queue is full (RESOURCE_EXHAUSTED). A deadline in the
-  // past still takes a free slot if there is one.
-  StatusOr<Permit> Acquire(TimePoint deadline, std::stop_token stop = {});
-  StatusOr<Permit> Acquire(Duration timeout, std::stop_token stop = {}) {
-    return Acquire(clock_.Now() + timeout, std::move(stop));
+  // past still takes a free slot if there is one. INVALID_ARGUMENT for a partition it does not
+  // have.
+  StatusOr<Permit> Acquire(PartitionId partition, TimePoint deadline, std::stop_token stop = {});
+  StatusOr<Permit> Acquire(PartitionId partition, Duration timeout, std::stop_token stop = {}) {
+    return Acquire(partition, clock_.Now() + timeout, std::move(stop));
   }
+  StatusOr<Permit> Acquire(TimePoint deadline, std::stop_token stop = {}) {
+    return Acquire(PartitionId{}, deadline, std::move(stop));
+  }
+  StatusOr<Permit> Acquire(Duration timeout, std::stop_token stop = {}) {
+    return Acquire(PartitionId{}, clock_.Now() + timeout, std::move(stop));
+  }
+
+  // The partition of that name (LimiterOptions::partitions), if there is one.
+  std::optional<PartitionId> FindPartition(std::string_view name) const;
+  // How many partitions there are: at least 1 (a limiter without partitions has one, unnamed).
+  size_t partition_count() const noexcept { return partitions_.size(); }
+  // A partition's options, permits in flight, waiters and guaranteed permits. Exact for each
+  // number at some instant during the call. REQUIRES: partition.index < partition_count().
+  PartitionStatus partition(PartitionId partition) const;
 
   // Fails every current waiter with CANCELLED (for shutdown). Later acquirers wait as usual.
   void CancelWaiters();
@@ -281,24 +320,29 @@ class Limiter {
   }
   // Takes a slot for the first queued waiter if inflight < limit. Same results.
   bool TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept;
+  // Counts a grant to `partition` (only a limiter with partitions counts per partition).
+  void CountGrant(uint32_t partition) noexcept {
+    if (partitioned_) partition_counts_[partition].inflight.fetch_add(1, std::memory_order_relaxed);
+  }
   // A TryAcquire() that found no free slot: counted, observed, std::nullopt.
-  std::optional<Permit> Refuse();
+  std::optional<Permit> Refuse(PartitionId partition);
   // The permit of grant number `sequence`. Most grants are untimed once the completion rate
   // is high: those take no clock read and no call.
-  Permit MakePermit(int inflight, uint64_t sequence) noexcept {
-    if (Untimed(sequence)) [[likely]] return Permit(this, inflight);
-    return MakeCheckedPermit(inflight, sequence);
+  Permit MakePermit(uint32_t partition, int inflight, uint64_t sequence) noexcept {
+    if (Untimed(sequence)) [[likely]] return Permit(this, partition, inflight);
+    return MakeCheckedPermit(partition, inflight, sequence);
   }
   // Whether grant number `sequence` is untimed without a look at the clock.
   bool Untimed(uint64_t sequence) const noexcept {
     return (sequence & check_mask_.load(std::memory_order_relaxed)) != 0;
   }
   // For a grant that the stride times, or one that checks whether a sample is overdue.
-  Permit MakeCheckedPermit(int inflight, uint64_t sequence) noexcept;
-  // An untimed permit: its release is one fetch_sub, and the observer hears of it.
-  void ReleaseUntimed(PermitOutcome outcome) noexcept {
-    ReturnSlot();
-    if (observer_ != nullptr) observer_->OnReleased(outcome, nullptr);
+  Permit MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept;
+  // An untimed permit: its release is one fetch_sub (two with partitions), and the observer
+  // hears of it.
+  void ReleaseUntimed(uint32_t partition, PermitOutcome outcome) noexcept {
+    ReturnSlot(partition);
+    if (observer_ != nullptr) observer_->OnReleased(PartitionId{partition}, outcome, nullptr);
   }
   // A timed permit: its release makes a sample (unless it is ignored) for the algorithm.
   void ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
@@ -315,10 +359,12 @@ class Limiter {
   // passed; std::nullopt while it should keep waiting.
   std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
       REQUIRES(queue_mu_);
-  StatusOr<Permit> Failure(AcquireFailure why);
+  StatusOr<Permit> Failure(PartitionId partition, AcquireFailure why);
   void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) REQUIRES(queue_mu_);
-  // Gives a slot back and hands it to the first waiter, if any.
-  void ReturnSlot() noexcept {
+  // Gives a slot of `partition` back and hands it to a waiter, if any.
+  void ReturnSlot(uint32_t partition) noexcept {
+    // First the partition's count, so that a waiter chosen for the slot sees it.
+    if (partitioned_) partition_counts_[partition].inflight.fetch_sub(1, std::memory_order_relaxed);
     // Release: what the holder did happens-before the slot's next grant. The same word says
     // whether anyone is queued, so either this sees the queued bit and grants, or the
     // enqueuer's retry (after it set the bit, later in the word's order) sees the free slot.
@@ -345,6 +391,10 @@ class Limiter {
   const std::string algorithm_name_;
   const int min_limit_;
   const int max_limit_;
+  const bool partitioned_;  // Partitions were given: grants and releases count per partition.
+  const std::vector<PartitionOptions> partitions_;  // One, unnamed, when none were given.
+  // Each partition's permits in flight (partitioned_ only).
+  const std::unique_ptr<internal::PartitionCount[]> partition_counts_;
 
   // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
   // fetch_sub is release, so whatever a permit holder did happens-before the next holder of
@@ -392,7 +442,7 @@ class Limiter {
 
   // --- Waiting path.
   mutable Mutex queue_mu_;
-  std::unique_ptr<internal::WaitQueue> queue_ PT_GUARDED_BY(queue_mu_);
+  std::unique_ptr<internal::PartitionQueues> queue_ PT_GUARDED_BY(queue_mu_);
   // Whether kQueuedBit is set in state_.
   bool queued_bit_ GUARDED_BY(queue_mu_) = false;
   // queue_->size(), for queue_length() without the mutex.
@@ -405,7 +455,7 @@ inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
   if (limiter_ == nullptr) return;
   Limiter* limiter = std::exchange(limiter_, nullptr);
   if (weight_ == 0) {
-    limiter->ReleaseUntimed(outcome);
+    limiter->ReleaseUntimed(partition_, outcome);
   } else {
     limiter->ReleaseTimed(*this, outcome, bytes);
   }
@@ -413,7 +463,7 @@ inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
 
 class Limiter::AsyncAccess {
  public:
-  static std::optional<Permit> TryAcquire(Limiter& limiter);
+  static std::optional<Permit> TryAcquire(Limiter& limiter, PartitionId partition);
   static std::optional<TimePoint> Enqueue(Limiter& limiter, internal::Waiter& w,
                                           TimePoint deadline) {
     return limiter.Enqueue(w, deadline);
@@ -425,8 +475,8 @@ class Limiter::AsyncAccess {
   // For an acquirer that goes away without taking its result: dequeues `w`, or gives back the
   // slot it was granted.
   static void Abandon(Limiter& limiter, internal::Waiter& w);
-  static StatusOr<Permit> Failure(Limiter& limiter, AcquireFailure why) {
-    return limiter.Failure(why);
+  static StatusOr<Permit> Failure(Limiter& limiter, PartitionId partition, AcquireFailure why) {
+    return limiter.Failure(partition, why);
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/sample.h"
 
 namespace blobtune::tuner {
@@ -37,12 +38,22 @@ class LimiterObserver {
   // returns, `limiter` must not be touched.
   virtual void OnLimiterDestroyed(const Limiter& limiter) { (void)limiter; }
 
+  // The callbacks below name the partition of the acquirer or permit (always the first, index
+  // 0, for a limiter without partitions).
+
   // A permit was granted; `queue_wait` is zero for permits granted without waiting.
-  virtual void OnGranted(Duration queue_wait) { (void)queue_wait; }
+  virtual void OnGranted(PartitionId partition, Duration queue_wait) {
+    (void)partition;
+    (void)queue_wait;
+  }
   // An acquire ended without a permit.
-  virtual void OnAcquireFailed(AcquireFailure why) { (void)why; }
+  virtual void OnAcquireFailed(PartitionId partition, AcquireFailure why) {
+    (void)partition;
+    (void)why;
+  }
   // A permit was released. `sample` is null for ignored permits and for untimed ones.
-  virtual void OnReleased(PermitOutcome outcome, const Sample* sample) {
+  virtual void OnReleased(PartitionId partition, PermitOutcome outcome, const Sample* sample) {
+    (void)partition;
     (void)outcome;
     (void)sample;
   }

@@ -32,6 +32,8 @@ struct Waiter {
   int granted_inflight = 0;
   uint64_t granted_sequence = 0;
   TimePoint queued_at{};
+  // The partition it waits in (PartitionId::index).
+  uint32_t partition = 0;
   // False when overload shedding cut its deadline (LimiterOptions::overload_wait).
   bool full_wait = true;
   Waiter* prev = nullptr;

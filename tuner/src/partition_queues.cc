@@ -1,0 +1,75 @@
+#include "partition_queues.h"
+
+#include <algorithm>
+#include <cassert>
+#include <tuple>
+
+#include "blobtune/tuner/limiter.h"
+
+namespace blobtune::tuner::internal {
+namespace {
+
+// A partition without a share counts each permit it gets as one of the smallest share a limit
+// can split (1 / Limiter::kMaxLimit): among partitions of its priority it gets what those with a
+// share leave, and partitions without a share take turns.
+constexpr double kNoShareStride = static_cast<double>(Limiter::kMaxLimit);
+
+}  // namespace
+
+int ChoosePartition(std::span<const PartitionStanding> partitions, int limit) {
+  int best = -1;
+  // The sort key, larger first: under its share, priority, lower pass.
+  auto key = [limit](const PartitionStanding& p) {
+    const bool under = p.inflight < p.share * limit;
+    return std::make_tuple(under, p.priority, -p.pass);
+  };
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (!partitions[i].waiting) continue;
+    if (best < 0 || key(partitions[i]) > key(partitions[static_cast<size_t>(best)])) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+PartitionQueues::PartitionQueues(std::span<const PartitionOptions> partitions)
+    : queues_(std::max<size_t>(partitions.size(), 1)),
+      standing_(queues_.size()),
+      stride_(queues_.size(), 1.0) {
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    standing_[p].share = partitions[p].share;
+    standing_[p].priority = partitions[p].priority;
+    stride_[p] = partitions[p].share > 0.0 ? 1.0 / partitions[p].share : kNoShareStride;
+  }
+}
+
+void PartitionQueues::Push(Waiter* w, bool front) noexcept {
+  assert(w->partition < queues_.size());
+  WaitQueue& queue = queues_[w->partition];
+  if (queue.empty()) {
+    // Credit does not pile up while a partition does not wait.
+    double& pass = standing_[w->partition].pass;
+    pass = std::max(pass, virtual_time_);
+  }
+  front ? queue.PushFront(w) : queue.PushBack(w);
+  ++size_;
+}
+
+void PartitionQueues::Remove(Waiter* w) noexcept {
+  queues_[w->partition].Remove(w);
+  --size_;
+}
+
+void PartitionQueues::Grant(Waiter* w) noexcept {
+  Remove(w);
+  double& pass = standing_[w->partition].pass;
+  virtual_time_ = pass;
+  pass += stride_[w->partition];
+  if (size_ == 0) {
+    // Nobody waits: a new busy period starts from zero, so passes stay small.
+    for (PartitionStanding& s : standing_) s.pass = 0.0;
+    virtual_time_ = 0.0;
+  }
+}
+
+}  // namespace blobtune::tuner::internal

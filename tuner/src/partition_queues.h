@@ -1,0 +1,78 @@
+// PartitionQueues: the limiter's acquirers waiting for a permit, one intrusive queue per
+// partition, and the rule that picks which partition's waiter gets the next free permit
+// (partition.h states it for users).
+//
+// Thread-safety: none; the Limiter guards it with its queue mutex.
+#ifndef BLOBTUNE_TUNER_SRC_PARTITION_QUEUES_H_
+#define BLOBTUNE_TUNER_SRC_PARTITION_QUEUES_H_
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "blobtune/tuner/internal/waiter.h"
+#include "blobtune/tuner/partition.h"
+#include "wait_queue.h"
+
+namespace blobtune::tuner::internal {
+
+// What the choice of a partition looks at.
+struct PartitionStanding {
+  bool waiting = false;  // Has an acquirer in the queue.
+  int inflight = 0;      // Permits it holds.
+  double share = 0.0;
+  int priority = 0;
+  double pass = 0.0;  // Permits it got from the queue, each counted as 1 / share (see below).
+};
+
+// The index of the partition whose first waiter gets the next free permit under `limit`, or -1
+// if no partition waits. In order: under its share (inflight < share x limit) before at or over
+// it; then the higher priority; then the lower pass; then the lower index.
+int ChoosePartition(std::span<const PartitionStanding> partitions, int limit);
+
+class PartitionQueues {
+ public:
+  // `partitions` empty: one partition with the whole limit.
+  explicit PartitionQueues(std::span<const PartitionOptions> partitions);
+  PartitionQueues(const PartitionQueues&) = delete;
+  PartitionQueues& operator=(const PartitionQueues&) = delete;
+
+  size_t count() const noexcept { return standing_.size(); }
+  bool empty() const noexcept { return size_ == 0; }
+  size_t size() const noexcept { return size_; }
+  size_t size(size_t partition) const noexcept { return queues_[partition].size(); }
+
+  // Queues `w` in its partition (w->partition), at the back or the front.
+  void Push(Waiter* w, bool front) noexcept;
+  // REQUIRES: w is queued.
+  void Remove(Waiter* w) noexcept;
+
+  // The waiter that gets the next free permit, given each partition's permits in flight
+  // (`inflight(p)`), or nullptr if none waits. Does not dequeue it.
+  template <typename InflightOf>
+  Waiter* Next(int limit, InflightOf&& inflight) noexcept {
+    if (size_ == 0) return nullptr;
+    if (standing_.size() == 1) return queues_[0].front();
+    for (size_t p = 0; p < standing_.size(); ++p) {
+      standing_[p].waiting = !queues_[p].empty();
+      standing_[p].inflight = standing_[p].waiting ? inflight(p) : 0;
+    }
+    int chosen = ChoosePartition(standing_, limit);
+    return chosen < 0 ? nullptr : queues_[static_cast<size_t>(chosen)].front();
+  }
+  // `w`, which Next() returned, is granted: dequeues it and advances its partition's pass.
+  void Grant(Waiter* w) noexcept;
+
+ private:
+  std::vector<WaitQueue> queues_;
+  std::vector<PartitionStanding> standing_;
+  std::vector<double> stride_;  // What one permit adds to each partition's pass: 1 / share.
+  // The pass of the partition served last: a partition that starts waiting again starts there,
+  // not with credit saved while it was idle.
+  double virtual_time_ = 0.0;
+  size_t size_ = 0;
+};
+
+}  // namespace blobtune::tuner::internal
+
+#endif  // BLOBTUNE_TUNER_SRC_PARTITION_QUEUES_H_
