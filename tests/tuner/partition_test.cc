@@ -123,7 +123,7 @@ TEST_F(PartitionTest, ALimiterWithoutPartitionsHasOneWithTheWholeLimit) {
   EXPECT_EQ(p->partition(), PartitionId{});
   PartitionStatus status = limiter->partition(PartitionId{});
   EXPECT_EQ(status.inflight, 1);
-  EXPECT_DOUBLE_EQ(status.guaranteed, 3.0);
+  EXPECT_EQ(status.guaranteed, 3);
 }
 
 TEST_F(PartitionTest, PartitionsAreFoundByNameAndCountTheirPermits) {
@@ -143,7 +143,7 @@ TEST_F(PartitionTest, PartitionsAreFoundByNameAndCountTheirPermits) {
   EXPECT_EQ(s1->partition(), sync);
   EXPECT_EQ(limiter->partition(reader).inflight, 1);
   EXPECT_EQ(limiter->partition(sync).inflight, 2);
-  EXPECT_DOUBLE_EQ(limiter->partition(reader).guaranteed, 2.0);
+  EXPECT_EQ(limiter->partition(reader).guaranteed, 2);
   EXPECT_EQ(limiter->partition(sync).options.name, "sync");
   s1->Success();
   Permit moved = std::move(*s2);
@@ -160,59 +160,6 @@ TEST_F(PartitionTest, AcquireForAPartitionItDoesNotHaveIsAnInvalidArgument) {
   auto limiter = MakeLimiter(1, {{.name = "a", .share = 1.0}});
   EXPECT_EQ(limiter->Acquire(PartitionId{1}, hours(1)).status().code(),
             StatusCode::kInvalidArgument);
-}
-
-TEST_F(PartitionTest, AFreePermitGoesToWhoeverAsksWhateverTheShares) {
-  auto limiter = MakeLimiter(4, {{.name = "idle", .share = 0.75}, {.name = "busy", .share = 0.25}});
-  std::vector<Permit> borrowed;
-  for (int i = 0; i < 4; ++i) borrowed.push_back(limiter->TryAcquire(PartitionId{1}).value());
-  EXPECT_EQ(limiter->partition(PartitionId{1}).inflight, 4);  // Three of them borrowed.
-  EXPECT_FALSE(limiter->TryAcquire(PartitionId{1}).has_value());
-  EXPECT_FALSE(limiter->TryAcquire(PartitionId{0}).has_value());  // Full: no preemption.
-  EXPECT_EQ(observer_.failed[0], 1);
-  EXPECT_EQ(observer_.failed[1], 1);
-}
-
-TEST_F(PartitionTest, ALenderThatAsksAgainGetsTheNextFreedPermitBeforeTheBorrower) {
-  auto limiter = MakeLimiter(4, {{.name = "lender", .share = 0.5}, {.name = "borrower", .share = 0.5}});
-  const PartitionId lender{0}, borrower{1};
-  for (int i = 0; i < 4; ++i) held_.push_back(limiter->TryAcquire(borrower).value());
-  Queue(*limiter, borrower);  // Waits first...
-  Queue(*limiter, lender);    // ...but the lender is under its share.
-  EXPECT_EQ(limiter->partition(lender).waiting, 1u);
-  ReleaseOldest();
-  EXPECT_EQ(order_, (std::vector<uint32_t>{lender.index}));
-  ReleaseOldest();
-  EXPECT_EQ(order_, (std::vector<uint32_t>{lender.index, borrower.index}));
-}
-
-TEST_F(PartitionTest, AShareComesBeforePriority) {
-  auto limiter = MakeLimiter(4, {{.name = "low", .share = 0.5, .priority = 0},
-                                 {.name = "high", .share = 0.5, .priority = 9}});
-  const PartitionId low{0}, high{1};
-  held_.push_back(limiter->TryAcquire(high).value());
-  held_.push_back(limiter->TryAcquire(high).value());
-  held_.push_back(limiter->TryAcquire(high).value());
-  held_.push_back(limiter->TryAcquire(low).value());
-  Queue(*limiter, high);
-  Queue(*limiter, low);
-  // High releases: high holds 2 (its share, 0.5 x 4, is reached), low holds 1 (under its 2).
-  ReleaseOldest();
-  EXPECT_EQ(order_, (std::vector<uint32_t>{low.index}));
-}
-
-TEST_F(PartitionTest, AmongPartitionsUnderTheirSharesTheHigherPriorityGoesFirst) {
-  auto limiter = MakeLimiter(2, {{.name = "sync", .share = 0.5, .priority = 0},
-                                 {.name = "reader", .share = 0.5, .priority = 1}});
-  const PartitionId sync{0}, reader{1};
-  held_.push_back(limiter->TryAcquire(sync).value());
-  held_.push_back(limiter->TryAcquire(sync).value());
-  Queue(*limiter, sync);
-  Queue(*limiter, sync);
-  Queue(*limiter, reader);
-  ReleaseOldest();  // sync 1 of 1 guaranteed: not under; reader 0 of 1: under.
-  ReleaseOldest();  // sync 0 (under), reader 1 (not): sync.
-  EXPECT_EQ(order_, (std::vector<uint32_t>{reader.index, sync.index}));
 }
 
 TEST_F(PartitionTest, WithoutSharesThePriorityDecides) {
@@ -232,7 +179,8 @@ TEST_F(PartitionTest, ALowPriorityPartitionWithAShareIsNeverStarvedOfIt) {
   for (int i = 0; i < 40; ++i) Queue(*limiter, PartitionId{0});
   for (int i = 0; i < 40; ++i) Queue(*limiter, PartitionId{1});
   for (int i = 0; i < 30; ++i) ReleaseOldest();
-  // Once low holds its 3 permits it keeps them: each of its releases goes back to it.
+  // Low gets its 3 permits at once, over the limit; high gets none until it is back under the
+  // limit, and then each of low's releases goes back to low.
   EXPECT_EQ(limiter->partition(PartitionId{1}).inflight, 3);
   EXPECT_EQ(limiter->partition(PartitionId{0}).inflight, 7);
 }
@@ -270,6 +218,68 @@ TEST_F(PartitionTest, CancelWaitersFailsTheWaitersOfEveryPartition) {
   }
   EXPECT_EQ(observer_.failed[0], 2);
   EXPECT_EQ(observer_.failed[1], 2);
+}
+
+TEST_F(PartitionTest, AFreePermitGoesToWhoeverAsksAndALenderGetsItsShareBackAtOnce) {
+  auto limiter = MakeLimiter(4, {{.name = "lender", .share = 0.5}, {.name = "borrower", .share = 0.25}});
+  const PartitionId lender{0}, borrower{1};
+  std::vector<Permit> borrowed;
+  for (int i = 0; i < 4; ++i) borrowed.push_back(limiter->TryAcquire(borrower).value());
+  EXPECT_FALSE(limiter->TryAcquire(borrower).has_value());  // Three of its four are borrowed.
+  // The lender's two (0.5 x 4) come back at once, over the limit...
+  std::optional<Permit> first = limiter->TryAcquire(lender);
+  std::optional<Permit> second = limiter->TryAcquire(lender);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(limiter->inflight(), 6);
+  EXPECT_FALSE(limiter->TryAcquire(lender).has_value());  // ...but no more than its share.
+  EXPECT_EQ(limiter->partition(lender).guaranteed, 2);
+  // The borrower gets no new permit until the permits in flight are back under the limit.
+  borrowed.pop_back();
+  borrowed.pop_back();
+  EXPECT_FALSE(limiter->TryAcquire(borrower).has_value());
+  borrowed.pop_back();
+  EXPECT_TRUE(limiter->TryAcquire(borrower).has_value());
+  EXPECT_EQ(observer_.failed[lender.index], 1);
+  EXPECT_EQ(observer_.failed[borrower.index], 2);
+}
+
+TEST_F(PartitionTest, AQueuedLenderIsGrantedBeyondTheLimitAndTheBorrowerWaitsForRoom) {
+  auto limiter = MakeLimiter(4, {{.name = "lender", .share = 0.5}, {.name = "borrower", .share = 0.5}});
+  const PartitionId lender{0}, borrower{1};
+  for (int i = 0; i < 4; ++i) held_.push_back(limiter->TryAcquire(borrower).value());
+  Queue(*limiter, borrower);  // Waits...
+  Queue(*limiter, lender);    // ...and the lender, under its share, does not.
+  EXPECT_EQ(order_, (std::vector<uint32_t>{lender.index}));
+  ReleaseOldest();  // Five in flight, then four: still at the limit.
+  EXPECT_EQ(order_, (std::vector<uint32_t>{lender.index}));
+  ReleaseOldest();  // Three: room for the borrower.
+  EXPECT_EQ(order_, (std::vector<uint32_t>{lender.index, borrower.index}));
+}
+
+// Shares below one whole permit (0.2 x 4) guarantee none, but still order the queue.
+TEST_F(PartitionTest, APartitionUnderItsShareIsServedBeforeAHigherPriority) {
+  auto limiter = MakeLimiter(4, {{.name = "low", .share = 0.2, .priority = 0},
+                                 {.name = "high", .share = 0.2, .priority = 9}});
+  const PartitionId low{0}, high{1};
+  for (int i = 0; i < 4; ++i) held_.push_back(limiter->TryAcquire(high).value());
+  Queue(*limiter, high);
+  Queue(*limiter, low);
+  ReleaseOldest();  // High holds 3, over its 0.8; low holds none, under it.
+  EXPECT_EQ(order_, (std::vector<uint32_t>{low.index}));
+}
+
+TEST_F(PartitionTest, AmongPartitionsUnderTheirSharesTheHigherPriorityGoesFirst) {
+  auto limiter = MakeLimiter(2, {{.name = "sync", .share = 0.4, .priority = 0},
+                                 {.name = "reader", .share = 0.4, .priority = 1}});
+  const PartitionId sync{0}, reader{1};
+  held_.push_back(limiter->TryAcquire(sync).value());
+  held_.push_back(limiter->TryAcquire(sync).value());
+  Queue(*limiter, sync);
+  Queue(*limiter, sync);
+  Queue(*limiter, reader);
+  ReleaseOldest();  // sync holds 1, over its 0.8; reader none: under.
+  ReleaseOldest();  // sync none (under), reader 1 (over): sync.
+  EXPECT_EQ(order_, (std::vector<uint32_t>{reader.index, sync.index}));
 }
 
 }  // namespace

@@ -167,7 +167,30 @@ Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t seq
   return Permit(this, partition, clock_.Now(), inflight, static_cast<uint32_t>(weight));
 }
 
-std::optional<Permit> Limiter::Refuse(PartitionId partition) {
+bool Limiter::TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept {
+  if (!partitioned_) return false;
+  // floor(share x limit): the guarantees of all partitions add up to at most the limit.
+  const int guaranteed =
+      static_cast<int>(partitions_[partition].share * limit_.load(std::memory_order_relaxed));
+  std::atomic<int>& count = partition_counts_[partition].inflight;
+  int held = count.load(std::memory_order_relaxed);
+  do {
+    if (held >= guaranteed) return false;
+  } while (!count.compare_exchange_weak(held, held + 1, std::memory_order_relaxed));
+  // Acquire, as a grant's CAS: what the slot's last holder did happens-before.
+  const uint64_t state = state_.fetch_add(kGrantUnit + 1, std::memory_order_acquire);
+  *inflight = static_cast<int>((state & kInflightMask) + 1);
+  *sequence = state >> kSequenceShift;
+  return true;
+}
+
+std::optional<Permit> Limiter::TryAcquireSlow(PartitionId partition) {
+  int inflight = 0;
+  uint64_t sequence = 0;
+  if (TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
+    if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
+    return MakePermit(partition.index, inflight, sequence);
+  }
   CountUp(refused_);
   if (observer_ != nullptr) observer_->OnAcquireFailed(partition, AcquireFailure::kRejected);
   return std::nullopt;
@@ -203,11 +226,15 @@ void Limiter::GrantWaitersLocked() {
     Waiter* w = queue_->Next(limit_.load(std::memory_order_relaxed), [this](size_t p) {
       return partition_counts_[p].inflight.load(std::memory_order_relaxed);
     });
+    if (w == nullptr) break;
     int inflight = 0;
     uint64_t sequence = 0;
-    if (w == nullptr || !TryTakeSlotForWaiter(&inflight, &sequence)) break;
+    if (TryTakeSlotForWaiter(&inflight, &sequence)) {
+      CountGrant(w->partition);
+    } else if (!TryClaimGuaranteed(w->partition, &inflight, &sequence)) {  // Counts it.
+      break;
+    }
     queue_->Grant(w);
-    CountGrant(w->partition);
     waiters_.fetch_sub(1, std::memory_order_relaxed);
     w->state = Waiter::State::kGranted;
     w->granted_inflight = inflight;
@@ -303,6 +330,10 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
   uint64_t sequence = 0;
   if (TryTakeFreeSlot(&inflight, &sequence)) {
     CountGrant(partition.index);
+  } else if (!TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
+    inflight = 0;
+  }
+  if (inflight > 0) {
     if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
     return MakePermit(partition.index, inflight, sequence);
   }
@@ -370,7 +401,7 @@ PartitionStatus Limiter::partition(PartitionId partition) const {
     MutexLock lock(queue_mu_);
     status.waiting = queue_->size(partition.index);
   }
-  status.guaranteed = status.options.share * limit();
+  status.guaranteed = static_cast<int>(status.options.share * limit());
   return status;
 }
 
@@ -503,10 +534,11 @@ std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter, Partiti
   uint64_t sequence = 0;
   if (limiter.TryTakeFreeSlot(&inflight, &sequence)) {
     limiter.CountGrant(partition.index);
-    if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(partition, Duration::zero());
-    return limiter.MakePermit(partition.index, inflight, sequence);
+  } else if (!limiter.TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(partition, Duration::zero());
+  return limiter.MakePermit(partition.index, inflight, sequence);
 }
 
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,

@@ -223,7 +223,7 @@ class Limiter {
   std::optional<Permit> TryAcquire(PartitionId partition = {}) {
     int inflight = 0;
     uint64_t sequence = 0;
-    if (!TryTakeFreeSlot(&inflight, &sequence)) [[unlikely]] return Refuse(partition);
+    if (!TryTakeFreeSlot(&inflight, &sequence)) [[unlikely]] return TryAcquireSlow(partition);
     CountGrant(partition.index);
     if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
     return MakePermit(partition.index, inflight, sequence);
@@ -324,8 +324,12 @@ class Limiter {
   void CountGrant(uint32_t partition) noexcept {
     if (partitioned_) partition_counts_[partition].inflight.fetch_add(1, std::memory_order_relaxed);
   }
-  // A TryAcquire() that found no free slot: counted, observed, std::nullopt.
-  std::optional<Permit> Refuse(PartitionId partition);
+  // Takes a slot for `partition` beyond the limit if it holds fewer permits than it is
+  // guaranteed (partition.h). On success fills the grant's inflight and sequence.
+  bool TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept;
+  // A TryAcquire() that found no free slot: a permit the partition is guaranteed, or a refusal
+  // (counted, observed, std::nullopt).
+  std::optional<Permit> TryAcquireSlow(PartitionId partition);
   // The permit of grant number `sequence`. Most grants are untimed once the completion rate
   // is high: those take no clock read and no call.
   Permit MakePermit(uint32_t partition, int inflight, uint64_t sequence) noexcept {

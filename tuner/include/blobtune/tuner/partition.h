@@ -2,18 +2,23 @@
 // background sync of thousands of blobs. They share one tuned limit, and the limiter decides who
 // gets a freed permit.
 //
-// Each partition has a share of the limit and a priority. When a permit frees up and acquirers
-// wait, it goes
-//   1. to a partition holding fewer permits than its share of the limit (share x limit), before
-//      any partition at or over its share: a share is guaranteed, whatever the priorities;
-//   2. then to the higher priority;
-//   3. then, among partitions of equal standing, to the one that got the fewest permits for its
-//      share so far (stride scheduling: each permit handed to a waiter of partition p advances p's
-//      pass by 1 / share), so that saturating partitions split the permits in proportion to their
-//      shares even when the limit is too small to split evenly.
-// A permit that is free while nobody waits goes to whoever asks, whatever the shares: a partition
-// may borrow what the others leave idle, and a lender that asks again gets the next permit that
-// frees up (it is under its share). A partition without a share borrows only.
+// Each partition has a share of the limit and a priority.
+//   - A partition is guaranteed floor(share x limit) permits. While it holds fewer, it gets a
+//     permit at once, even if the limit is reached because other partitions borrowed its idle
+//     share: a lent permit comes back as soon as its owner asks, and the borrowers get no new
+//     permit until they are back under the limit. The guarantees add up to at most the limit,
+//     so the permits in flight exceed the limit only while borrowed permits drain.
+//   - A permit that is free while nobody waits goes to whoever asks: a partition may borrow
+//     what the others leave idle. A partition without a share borrows only.
+//   - When a permit frees up and acquirers wait, it goes
+//     1. to a partition holding fewer permits than share x limit (fractions included) before
+//        any partition at or over it, whatever the priorities;
+//     2. then to the higher priority;
+//     3. then, among partitions of equal standing, to the one that got the fewest permits for
+//        its share so far (stride scheduling: each permit handed to a waiter of partition p
+//        advances p's pass by 1 / share), so that saturating partitions split the permits in
+//        proportion to their shares even where the limit cannot be split evenly;
+//     and within the partition to its first waiter (LimiterOptions::queue_order).
 //
 //   LimiterOptions options;
 //   options.partitions = {{.name = "reader", .share = 0.2, .priority = 1},
@@ -56,7 +61,7 @@ struct PartitionStatus {
   PartitionOptions options;
   int inflight = 0;   // Permits it holds.
   size_t waiting = 0;  // Its acquirers in the queue.
-  double guaranteed = 0.0;  // share x the current limit: the permits it is sure to get.
+  int guaranteed = 0;  // floor(share x the current limit): the permits it is sure to get.
 };
 
 }  // namespace blobtune::tuner
