@@ -115,8 +115,10 @@ class Runner {
     std::string body = put ? LoadBlobBody(options_, n) : std::string();
     const http::verb verb = put ? http::verb::put : http::verb::get;
     const SteadyTime sent = std::chrono::steady_clock::now();
-    StatusOr<HttpResponse> reply =
-        co_await connection.Send(verb, std::move(target), std::move(body));
+    examples::HttpRequest request =
+        examples::MakeRequest(verb, std::move(target), std::move(body));
+    if (!options_.partition.empty()) request.set("Blobtune-Partition", options_.partition);
+    StatusOr<HttpResponse> reply = co_await connection.Send(std::move(request));
     const SteadyTime done = std::chrono::steady_clock::now();
     // 201: stored a new blob; 200: replaced one (a store that already held this id).
     const unsigned status = reply.ok() ? reply->result_int() : 0;

@@ -51,6 +51,9 @@ struct LoadOptions {
   // refused one is never sent (HttpClientOptions::expect_continue_bytes); 0: never. Default: 0.
   uint64_t expect_continue_bytes = 0;
   std::string ns = "default";
+  // Sent as the Blobtune-Partition header: the server's partition the requests wait in.
+  // Default: "" (no header).
+  std::string partition;
   // Ids are "<id_prefix>-<n>"; give each run its own prefix. Default: "load".
   std::string id_prefix = "load";
   // Per-request socket timeout. Default: 10 s.

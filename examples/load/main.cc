@@ -63,6 +63,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "upload-ms", cli.Value(&upload_ms, "MS"),
       "send each PUT body over this many milliseconds, as a client on a slow link (0: at once)")(
       "namespace", cli.Value(&o.ns, "NS"), "blob namespace")(
+      "partition", cli.Value(&o.partition, "NAME"),
+      "the server's partition the requests wait in (sent as Blobtune-Partition)")(
       "id-prefix", cli.Value(&o.id_prefix, "PREFIX"), "ids are PREFIX-N; use a new prefix per run")(
       "timeout-ms", cli.Value(&timeout_ms, "MS"), "per-request timeout")(
       "seed", cli.Value(&o.seed, "N"), "random seed")(

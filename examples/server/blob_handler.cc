@@ -44,11 +44,13 @@ auto RunOn(const asio::any_io_executor& executor, Fn fn) {
 // missing blob says nothing about the load). The failure to get a permit is returned as is.
 template <typename Read>
 asio::awaitable<std::invoke_result_t<Read&>> ReadUnderPermit(tuner::Limiter& limiter,
+                                                             tuner::PartitionId partition,
                                                              asio::any_io_executor reads,
                                                              Read read, TimePoint deadline) {
   auto io = co_await asio::this_coro::executor;
   StatusOr<tuner::Permit> permit =
-      co_await tuner::AsyncAcquire(limiter, io, deadline, asio::use_awaitable);
+      co_await tuner::AsyncAcquire(limiter, partition, io, deadline, std::stop_token(),
+                                   asio::use_awaitable);
   if (!permit.ok()) co_return permit.status();
   std::invoke_result_t<Read&> result = co_await RunOn(reads, std::move(read));
   if (result.ok()) {
@@ -109,15 +111,40 @@ bool BlobHandler::KnowsNamespace(std::string_view ns) const {
          options_.namespaces.end();
 }
 
-asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(TimePoint deadline) {
+StatusOr<tuner::PartitionId> BlobHandler::PartitionOf(std::string_view named,
+                                                      std::string_view ns) const {
+  const tuner::Limiter* limiter =
+      blobs_.write_limiter() != nullptr ? blobs_.write_limiter() : blobs_.read_limiter();
+  if (named.empty()) {
+    for (const auto& [partition_ns, partition] : options_.namespace_partitions) {
+      if (partition_ns == ns && limiter != nullptr) {
+        if (auto found = limiter->FindPartition(partition)) return *found;
+      }
+    }
+    return tuner::PartitionId{};
+  }
+  if (limiter != nullptr) {
+    if (auto found = limiter->FindPartition(named)) return *found;
+  }
+  std::string names;
+  for (const tuner::PartitionOptions& p : options_.partitions) {
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return Status::InvalidArgument("unknown partition '" + std::string(named) + "' (header " +
+                                 std::string(kPartitionHeader) + "); this server has " +
+                                 (names.empty() ? std::string("none") : names));
+}
+
+asio::awaitable<StatusOr<tuner::Permit>> BlobHandler::AcquireWritePermit(
+    TimePoint deadline, tuner::PartitionId partition) {
   tuner::Limiter* writes = blobs_.write_limiter();
   if (writes == nullptr) co_return tuner::Permit();
   const TimePoint started = Clock::Steady().Now();
-  if (Status shed = write_shedder_.Admit(started); !shed.ok()) co_return shed;
+  if (Status shed = write_shedder_.Admit(started, partition); !shed.ok()) co_return shed;
   auto io = co_await asio::this_coro::executor;
-  StatusOr<tuner::Permit> permit =
-      co_await tuner::AsyncAcquire(*writes, io, deadline, asio::use_awaitable);
-  write_shedder_.Observe(permit.status(), started, Clock::Steady().Now(), deadline);
+  StatusOr<tuner::Permit> permit = co_await tuner::AsyncAcquire(
+      *writes, partition, io, deadline, std::stop_token(), asio::use_awaitable);
+  write_shedder_.Observe(permit.status(), started, Clock::Steady().Now(), deadline, partition);
   co_return permit;
 }
 
@@ -174,8 +201,9 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, Preconditions conditi
     shedder = &read_shedder_;
   }
   const TimePoint started = Clock::Steady().Now();
+  const tuner::PartitionId partition = route.partition;
   if (shedder != nullptr) {
-    if (Status shed = shedder->Admit(started); !shed.ok()) {
+    if (Status shed = shedder->Admit(started, partition); !shed.ok()) {
       co_return ErrorResponse(shed, retry, keep_alive);
     }
   }
@@ -186,7 +214,7 @@ asio::awaitable<Response> BlobHandler::Handle(Route route, Preconditions conditi
     shedder->Observe(response.result() == http::status::service_unavailable
                          ? Status::DeadlineExceeded("no permit in time")
                          : Status::Ok(),
-                     started, Clock::Steady().Now(), deadline);
+                     started, Clock::Steady().Now(), deadline, partition);
   }
   co_return response;
 }
@@ -240,8 +268,8 @@ asio::awaitable<Response> BlobHandler::Get(const Route& route, const Preconditio
   // See Put(): the arguments are named first.
   std::string ns = route.ns;
   std::string id = route.id;
-  StatusOr<store::Blob> got = co_await blobs_.AsyncGetBlob(std::move(ns), std::move(id),
-                                                            deadline, asio::use_awaitable);
+  StatusOr<store::Blob> got = co_await blobs_.AsyncGetBlob(
+      route.partition, std::move(ns), std::move(id), deadline, asio::use_awaitable);
   if (!got.ok()) {
     if (got.status().code() == StatusCode::kNotFound) {
       if (auto answer = PreconditionAnswer(conditions, true, std::nullopt, keep_alive)) {
@@ -264,7 +292,8 @@ asio::awaitable<Response> BlobHandler::Head(const Route& route, const Preconditi
   // GCC 12 destroys a temporary in a co_await's full-expression twice: the lambda captures only
   // references (trivially destructible), and `route` outlives the await.
   StatusOr<store::BlobInfo> info = co_await ReadUnderPermit(
-      *blobs_.read_limiter(), reads_, [&store, &route] { return store.Stat(route.ns, route.id); },
+      *blobs_.read_limiter(), route.partition, reads_,
+      [&store, &route] { return store.Stat(route.ns, route.id); },
       deadline);
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kNotFound) {
@@ -293,7 +322,8 @@ asio::awaitable<Response> BlobHandler::Delete(const Route& route,
   std::string ns = route.ns;
   std::string id = route.id;
   Status erased =
-      co_await blobs_.AsyncErase(std::move(ns), std::move(id), deadline, asio::use_awaitable);
+      co_await blobs_.AsyncErase(route.partition, std::move(ns), std::move(id), deadline,
+                                 asio::use_awaitable);
   if (!erased.ok()) co_return ErrorResponse(erased, options_.retry_after_seconds, keep_alive);
   co_return BlobResponse(http::status::no_content, {}, keep_alive);
 }
@@ -302,7 +332,7 @@ asio::awaitable<Response> BlobHandler::List(const Route& route, TimePoint deadli
   store::BlobStore& store = blobs_.store();
   // One entry more than the page holds tells whether the listing goes on.
   StatusOr<std::vector<store::ListEntry>> entries = co_await ReadUnderPermit(
-      *blobs_.read_limiter(), reads_,
+      *blobs_.read_limiter(), route.partition, reads_,
       [&store, &route] {
         return store.List(route.ns, route.prefix, route.limit + 1, route.after);
       },

@@ -46,6 +46,9 @@
 
 namespace blobtune::server {
 
+// The request header that names a request's partition (ServerOptions::partitions).
+inline constexpr std::string_view kPartitionHeader = "Blobtune-Partition";
+
 class BlobHandler {
  public:
   // None is owned; all must outlive the handler. `reads` runs heads and listings.
@@ -67,7 +70,12 @@ class BlobHandler {
   // A PUT comes in two steps, so that a blob the store cannot take now is refused before it is
   // received: a write permit, waited for until `deadline` (its failure is the Status to answer
   // with), then, once the body is in, Put() stores `body` under it.
-  boost::asio::awaitable<StatusOr<tuner::Permit>> AcquireWritePermit(TimePoint deadline);
+  boost::asio::awaitable<StatusOr<tuner::Permit>> AcquireWritePermit(
+      TimePoint deadline, tuner::PartitionId partition = {});
+  // The partition of a request to namespace `ns` whose Blobtune-Partition header is `named`
+  // ("" when absent): the named one, else the namespace's, else the first. INVALID_ARGUMENT
+  // (400) for a name the server has no partition of.
+  StatusOr<tuner::PartitionId> PartitionOf(std::string_view named, std::string_view ns) const;
   boost::asio::awaitable<Response> Put(Route route, Preconditions conditions, tuner::Permit permit,
                                        std::vector<std::byte> body, bool keep_alive);
 

@@ -51,6 +51,7 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   limiter.queue_order = options.queue_order;
   limiter.overload_wait = options.shed_wait;
   limiter.overload_window = options.wait_deadline;
+  limiter.partitions = options.partitions;
   return tuner::Limiter::Create(std::move(limiter));
 }
 

@@ -112,6 +112,8 @@ struct RequestHead {
     has_body = header.chunked() || length.value_or(0) > 0;
     conditions.if_match = std::string(header.get()[http::field::if_match]);
     conditions.if_none_match = std::string(header.get()[http::field::if_none_match]);
+    partition = std::string(
+        header.get()[boost::beast::string_view(kPartitionHeader.data(), kPartitionHeader.size())]);
   }
   // A body we do not read would be taken for the next request: answer it and close.
   bool keep_alive_unread() const { return client_keep_alive && !has_body; }
@@ -123,6 +125,7 @@ struct RequestHead {
   std::optional<uint64_t> length;  // Content-Length, if declared.
   bool has_body = false;
   Preconditions conditions;  // If-Match, If-None-Match.
+  std::string partition;     // Blobtune-Partition, "" when absent.
 };
 
 // A routed PUT: its write permit first (waited for until `deadline`), then its body, then the
@@ -144,7 +147,8 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
                            /*keep_alive=*/false);
   }
   stream.expires_never();  // The wait deadline bounds the wait.
-  StatusOr<tuner::Permit> permit = co_await hub.handler().AcquireWritePermit(deadline);
+  StatusOr<tuner::Permit> permit =
+      co_await hub.handler().AcquireWritePermit(deadline, route.partition);
   if (!permit.ok()) {
     // A body of known length that is on its way anyway is dropped and the connection goes on;
     // one that may never come (the client waits for 100 Continue) or has no length ends it.
@@ -217,6 +221,9 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                                NamespaceList(options),
                            keep_alive);
   }
+  StatusOr<tuner::PartitionId> partition = hub.handler().PartitionOf(head.partition, route->ns);
+  if (!partition.ok()) co_return ErrorResponse(partition.status(), retry, keep_alive);
+  route->partition = *partition;
   if (route->kind == RouteKind::kPutBlob) {
     std::optional<Response> response =
         co_await ReceiveAndPut(stream, buffer, header, head, *std::move(route), deadline, hub);

@@ -16,12 +16,17 @@
 // moves fast (a closed loop of more callers than the limit), whatever timeouts a stall of the
 // store caused. The limiter's own shedding (LimiterOptions::overload_wait) bounds the wait.
 //
+// With partitions (tuner/partition.h) the rule applies to each partition on its own: a
+// partition's requests are refused only after its own waits ran out and a limit's worth of its
+// own requests wait, so an overloaded partition does not get another's refused.
+//
 // Thread-safety: not thread-safe; the server calls it from its event-loop thread only.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
 #define BLOBTUNE_EXAMPLES_SERVER_LOAD_SHEDDER_H_
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limiter.h"
@@ -33,25 +38,32 @@ class LoadShedder {
  public:
   // `limiter` (not owned; may be null: admits everything) gates what `what` names ("writes").
   LoadShedder(tuner::Limiter* limiter, std::string what, Duration window)
-      : limiter_(limiter), what_(std::move(what)), window_(window) {}
+      : limiter_(limiter),
+        what_(std::move(what)),
+        window_(window),
+        partitions_(limiter != nullptr ? limiter->partition_count() : 1) {}
   LoadShedder(const LoadShedder&) = delete;
   LoadShedder& operator=(const LoadShedder&) = delete;
   ~LoadShedder() = default;
 
   // OK: go on and wait for a permit. UNAVAILABLE (answered 503): refused now, and the limiter
   // has counted the refusal (a failed TryAcquire) as demand it shed.
-  Status Admit(TimePoint now);
+  Status Admit(TimePoint now, tuner::PartitionId partition = {});
   // How a wait for a permit (or an access that began with one) that began at `started` with
   // `deadline` ended at `now`: OK (granted), DEADLINE_EXCEEDED (timed out), or another failure
   // (no sign of load either way).
-  void Observe(const Status& status, TimePoint started, TimePoint now, TimePoint deadline);
+  void Observe(const Status& status, TimePoint started, TimePoint now, TimePoint deadline,
+               tuner::PartitionId partition = {});
 
  private:
   tuner::Limiter* const limiter_;
   const std::string what_;
   const Duration window_;
-  std::optional<TimePoint> last_timeout_;  // Of a wait that ran out its whole deadline.
-  bool slow_ = false;  // The last granted wait took at least half of the time it had.
+  struct PartitionState {
+    std::optional<TimePoint> last_timeout;  // Of a wait that ran out its whole deadline.
+    bool slow = false;  // The last granted wait took at least half of the time it had.
+  };
+  std::vector<PartitionState> partitions_;  // Indexed by tuner::PartitionId::index.
 };
 
 }  // namespace blobtune::server

@@ -64,6 +64,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   int64_t header_ms = options->header_timeout.count();
   int64_t body_ms = options->body_timeout.count();
   int64_t grace_ms = options->shutdown_grace.count();
+  std::vector<std::string> partitions;
+  std::vector<std::string> namespace_partitions;
   examples::CommandLine cli(
       "blobtune-server",
       "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
@@ -77,7 +79,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "      ids (and sizes) starting with P (default all), at most N (1..1000, default 100),\n"
       "      after ID (default from the first); a cut listing answers\n"
       "      Link: </blobs/{namespace}?...&after=LAST>; rel=\"next\" for the rest\n"
-      "  GET /metrics (Prometheus)   GET /status (live charts)   GET|HEAD /healthz\n\n"
+      "  GET /metrics (Prometheus)   GET /status (live charts)   GET|HEAD /healthz\n"
+      "  With --partition, a request names its partition with the header\n"
+      "      Blobtune-Partition: NAME (else its namespace's, else the first partition's)\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n");
   cli.Add()(
       "listen", cli.Value(&listen, "ADDR"),
@@ -120,7 +124,12 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "durability", cli.Value(&durability),
       "durable (fsync every commit), nometasync or nosync")(
       "shutdown-grace-ms", cli.Value(&grace_ms),
-      "on SIGTERM, how long requests in flight may take before their connections are cut");
+      "on SIGTERM, how long requests in flight may take before their connections are cut")(
+      "partition", po::value(&partitions)->composing()->value_name("NAME=SHARE[:PRIORITY]"),
+      "a partition of both limiters (repeat the flag for more): its guaranteed share of the "
+      "limit (0..1, all adding up to at most 1) and priority (higher first, default 0)")(
+      "namespace-partition", po::value(&namespace_partitions)->composing()->value_name("NS=NAME"),
+      "requests to namespace NS that name no partition take partition NAME (repeatable)");
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (store == "lmdb") {
     options->store = server::StoreBackend::kLmdb;
@@ -170,6 +179,18 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   options->header_timeout = std::chrono::milliseconds(header_ms);
   options->body_timeout = std::chrono::milliseconds(body_ms);
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);
+  for (const std::string& text : partitions) {
+    StatusOr<tuner::PartitionOptions> partition = server::ParsePartitionSpec(text);
+    if (!partition.ok()) return cli.BadValue("--partition", partition.status().message(), text);
+    options->partitions.push_back(*std::move(partition));
+  }
+  for (const std::string& text : namespace_partitions) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+      return cli.BadValue("--namespace-partition", "must be NS=NAME", text);
+    }
+    options->namespace_partitions.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
   if (!options->algorithm.empty()) {
     Status made = tuner::MakeAlgorithmFromText(options->algorithm).status();
     if (!made.ok()) return cli.UsageError("--algorithm: " + std::string(made.message()));
@@ -183,7 +204,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
          {"wait_deadline", "--wait-deadline-ms", std::to_string(wait_ms)},
          {"shed_wait", "--shed-wait-ms", std::to_string(shed_ms)},
          {"read_threads", "--read-threads", std::to_string(options->read_threads)},
-         {"shutdown_grace", "--shutdown-grace-ms", std::to_string(grace_ms)}});
+         {"shutdown_grace", "--shutdown-grace-ms", std::to_string(grace_ms)},
+         {"namespace_partitions", "--namespace-partition", ""}});
   }
   return -1;
 }

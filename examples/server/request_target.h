@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/status.h"
 #include "blobtune/tuner/status_or.h"
 
@@ -54,6 +55,8 @@ struct Route {
   std::string after;        // List: start after this id ("" from the start).
   size_t limit = kDefaultListLimit;  // List: at most this many entries, 1..kMaxListLimit.
   std::string allow;        // kMethodNotAllowed: the value of the Allow header.
+  // The limiters' partition its store accesses wait in (the connection sets it).
+  tuner::PartitionId partition;
 };
 
 // OK, or INVALID_ARGUMENT saying which byte or length is wrong.

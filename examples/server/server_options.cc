@@ -1,5 +1,8 @@
 #include "server_options.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <string>
 
 #include "common/rados_available.h"
@@ -38,7 +41,54 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument("read_threads must be 1..256");
   }
   if (shutdown_grace.count() < 0) return Status::InvalidArgument("shutdown_grace must be >= 0");
+  tuner::LimiterOptions limiter;
+  limiter.partitions = partitions;
+  if (Status valid = limiter.Validate(); !valid.ok()) return valid;
+  for (const auto& [ns, partition] : namespace_partitions) {
+    if (std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
+      return Status::InvalidArgument("namespace_partitions: the server has no namespace '" + ns +
+                                     "'");
+    }
+    if (std::none_of(partitions.begin(), partitions.end(),
+                     [&](const tuner::PartitionOptions& p) { return p.name == partition; })) {
+      return Status::InvalidArgument("namespace_partitions: there is no partition '" + partition +
+                                     "' for namespace '" + ns + "'");
+    }
+  }
   return Status();
+}
+
+StatusOr<tuner::PartitionOptions> ParsePartitionSpec(std::string_view text) {
+  const size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    return Status::InvalidArgument("must be NAME=SHARE[:PRIORITY], got '" + std::string(text) +
+                                   "'");
+  }
+  tuner::PartitionOptions partition;
+  partition.name = std::string(text.substr(0, equals));
+  std::string_view rest = text.substr(equals + 1);
+  std::string_view priority;
+  if (const size_t colon = rest.find(':'); colon != std::string_view::npos) {
+    priority = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+  }
+  const std::string share(rest);
+  char* end = nullptr;
+  partition.share = std::strtod(share.c_str(), &end);
+  if (share.empty() || end != share.c_str() + share.size() || !(partition.share >= 0.0) ||
+      partition.share > 1.0) {
+    return Status::InvalidArgument("the share of '" + partition.name +
+                                   "' must be a number in [0, 1], got '" + share + "'");
+  }
+  if (!priority.empty() || text.back() == ':') {
+    auto [ptr, ec] =
+        std::from_chars(priority.data(), priority.data() + priority.size(), partition.priority);
+    if (priority.empty() || ec != std::errc() || ptr != priority.data() + priority.size()) {
+      return Status::InvalidArgument("the priority of '" + partition.name +
+                                     "' must be an integer, got '" + std::string(priority) + "'");
+    }
+  }
+  return partition;
 }
 
 bool RadosAvailable() noexcept { return examples::kRadosAvailable; }

@@ -15,11 +15,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::server {
 
@@ -90,6 +93,14 @@ struct ServerOptions {
   // After a shutdown starts, in-flight requests have this long to finish before their
   // connections are closed. Default: 30 s.
   std::chrono::milliseconds shutdown_grace{30'000};
+  // Partitions of both limiters (tuner/partition.h): callers that share the store with
+  // guaranteed shares and priorities. A request names its partition with the Blobtune-Partition
+  // header; without one it takes its namespace's (namespace_partitions), else the first.
+  // Default: none (one partition for everyone).
+  std::vector<tuner::PartitionOptions> partitions;
+  // (namespace, partition name) pairs: the partition of requests to that namespace that name
+  // none. Default: none.
+  std::vector<std::pair<std::string, std::string>> namespace_partitions;
 
   // OK, or INVALID_ARGUMENT naming the field that is wrong.
   Status Validate() const;
@@ -97,6 +108,10 @@ struct ServerOptions {
 
 // Whether this build can serve from a Ceph pool (it found librados).
 bool RadosAvailable() noexcept;
+
+// "NAME=SHARE[:PRIORITY]" (reader=0.2:1), as blobtune-server's --partition takes it.
+// INVALID_ARGUMENT saying what is wrong.
+StatusOr<tuner::PartitionOptions> ParsePartitionSpec(std::string_view text);
 
 }  // namespace blobtune::server
 

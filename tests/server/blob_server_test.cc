@@ -635,5 +635,46 @@ TEST_F(BlobServerTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnection
   EXPECT_EQ(BlockingHttpClient(old_port).Connect().code(), StatusCode::kUnavailable);
 }
 
+// Two sync PUTs hold both write permits, their bodies not sent yet. A reader's PUT, in a
+// partition guaranteed one of the two, is stored at once; another sync PUT waits and is refused.
+TEST_F(BlobServerTest, APartitionUnderItsShareIsServedWhileAnotherHoldsEveryPermit) {
+  ServerOptions options;
+  options.algorithm = "fixed:limit=2";
+  options.wait_deadline = 50ms;
+  options.partitions = {{.name = "sync", .share = 0.5},
+                        {.name = "reader", .share = 0.5, .priority = 1}};
+  options.namespace_partitions = {{"photos", "reader"}};
+  Start(options);
+  BlockingHttpClient first(port()), second(port());
+  for (BlockingHttpClient* holder : {&first, &second}) {
+    WriteRaw(*holder,
+             "PUT /blobs/default/held HTTP/1.1\r\nHost: x\r\nBlobtune-Partition: sync\r\n"
+             "Content-Length: 2\r\n\r\n");
+  }
+  ASSERT_TRUE(WaitFor([&] { return WritePermitsHeld() == 2; }, 10s));
+  BlockingHttpClient client(port());
+  examples::HttpRequest more_sync = MakeRequest(http::verb::put, "/blobs/default/s2", "x");
+  more_sync.set("Blobtune-Partition", "sync");
+  EXPECT_EQ(Answered(client.Send(std::move(more_sync))).result_int(), 503);
+  examples::HttpRequest reader = MakeRequest(http::verb::put, "/blobs/default/r", "x");
+  reader.set("Blobtune-Partition", "reader");
+  EXPECT_EQ(Answered(client.Send(std::move(reader))).result_int(), 201);
+  // A namespace mapped to the reader's partition needs no header.
+  EXPECT_EQ(Answered(client.Send(http::verb::put, "/blobs/photos/p", "x")).result_int(), 201);
+}
+
+TEST_F(BlobServerTest, AnUnknownPartitionIs400NamingThePartitionsThereAre) {
+  ServerOptions options;
+  options.partitions = {{.name = "sync", .share = 0.5}, {.name = "reader", .share = 0.5}};
+  Start(options);
+  BlockingHttpClient client(port());
+  examples::HttpRequest request = MakeRequest(http::verb::get, "/blobs/default/x");
+  request.set("Blobtune-Partition", "bulk");
+  HttpResponse answer = Answered(client.Send(std::move(request)));
+  EXPECT_EQ(answer.result_int(), 400);
+  EXPECT_NE(answer.body().find("unknown partition 'bulk'"), std::string::npos) << answer.body();
+  EXPECT_NE(answer.body().find("this server has sync, reader"), std::string::npos) << answer.body();
+}
+
 }  // namespace
 }  // namespace blobtune::server

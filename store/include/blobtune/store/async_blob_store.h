@@ -61,6 +61,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -118,8 +119,14 @@ template <typename Result>
 class AsyncWriteOp {
  public:
   AsyncWriteOp(BlobStore& store, tuner::Limiter* limiter,
-               const boost::asio::any_io_executor& io, TimePoint deadline, WriteOp op)
-      : store_(&store), limiter_(limiter), io_(io), deadline_(deadline), op_(std::move(op)) {}
+               const boost::asio::any_io_executor& io, TimePoint deadline, WriteOp op,
+               tuner::PartitionId partition = {})
+      : store_(&store),
+        limiter_(limiter),
+        io_(io),
+        deadline_(deadline),
+        partition_(partition),
+        op_(std::move(op)) {}
   // Under a permit the caller holds already: no wait.
   AsyncWriteOp(BlobStore& store, tuner::Permit held, WriteOp op)
       : store_(&store), limiter_(nullptr), held_(std::move(held)), op_(std::move(op)) {}
@@ -127,7 +134,7 @@ class AsyncWriteOp {
   template <typename Self>
   void operator()(Self& self) {
     if (limiter_ == nullptr) return Submit(self, std::move(held_));
-    tuner::AsyncAcquire(*limiter_, io_, deadline_, std::move(self));
+    tuner::AsyncAcquire(*limiter_, partition_, io_, deadline_, std::stop_token(), std::move(self));
   }
 
   template <typename Self>
@@ -177,6 +184,7 @@ class AsyncWriteOp {
   tuner::Limiter* limiter_;
   boost::asio::any_io_executor io_;
   TimePoint deadline_;
+  tuner::PartitionId partition_;
   tuner::Permit held_;  // Empty unless the caller brought its permit.
   WriteOp op_;
 };
@@ -199,19 +207,20 @@ class AsyncGetOp {
  public:
   AsyncGetOp(BlobStore& store, tuner::Limiter* limiter, const boost::asio::any_io_executor& io,
              const boost::asio::any_io_executor& reads, TimePoint deadline, std::string ns,
-             std::string id)
+             std::string id, tuner::PartitionId partition = {})
       : store_(&store),
         limiter_(limiter),
         io_(io),
         reads_(reads),
         deadline_(deadline),
+        partition_(partition),
         ns_(std::move(ns)),
         id_(std::move(id)) {}
 
   template <typename Self>
   void operator()(Self& self) {
     if (limiter_ == nullptr) return Read(self, tuner::Permit());
-    tuner::AsyncAcquire(*limiter_, io_, deadline_, std::move(self));
+    tuner::AsyncAcquire(*limiter_, partition_, io_, deadline_, std::stop_token(), std::move(self));
   }
 
   template <typename Self>
@@ -261,6 +270,7 @@ class AsyncGetOp {
   boost::asio::any_io_executor io_;
   boost::asio::any_io_executor reads_;
   TimePoint deadline_;
+  tuner::PartitionId partition_;
   std::string ns_;
   std::string id_;
 };
@@ -328,14 +338,20 @@ class AsyncBlobStore {
         token, io_);
   }
 
-  // BlobStore::Erase, durably, through the write limiter; NOT_FOUND if there was no blob.
-  // Completion: void(Status).
+  // BlobStore::Erase, durably, through the write limiter (in `partition` of it, see
+  // tuner/partition.h); NOT_FOUND if there was no blob. Completion: void(Status).
   template <typename CompletionToken>
-  auto AsyncErase(std::string ns, std::string id, TimePoint deadline, CompletionToken&& token) {
+  auto AsyncErase(tuner::PartitionId partition, std::string ns, std::string id,
+                  TimePoint deadline, CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, void(Status)>(
         internal::AsyncWriteOp<Status>(store_, write_limiter_, io_, deadline,
-                                       WriteOp::Erase(std::move(ns), std::move(id))),
+                                       WriteOp::Erase(std::move(ns), std::move(id)), partition),
         token, io_);
+  }
+  template <typename CompletionToken>
+  auto AsyncErase(std::string ns, std::string id, TimePoint deadline, CompletionToken&& token) {
+    return AsyncErase(tuner::PartitionId{}, std::move(ns), std::move(id), deadline,
+                      std::forward<CompletionToken>(token));
   }
 
   // BlobStore::Get (a verified copy) through the read limiter, started on the read executor
@@ -351,14 +367,21 @@ class AsyncBlobStore {
   }
 
   // AsyncGet, completing with the blob's header (its size, checksum, creation time) beside its
-  // bytes, both from the one read. Completion: void(StatusOr<Blob>).
+  // bytes, both from the one read; in `partition` of the read limiter if given.
+  // Completion: void(StatusOr<Blob>).
+  template <typename CompletionToken>
+  auto AsyncGetBlob(tuner::PartitionId partition, std::string ns, std::string id,
+                    TimePoint deadline, CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, void(StatusOr<Blob>)>(
+        internal::AsyncGetOp<StatusOr<Blob>>(store_, read_limiter_, io_, reads_, deadline,
+                                             std::move(ns), std::move(id), partition),
+        token, io_);
+  }
   template <typename CompletionToken>
   auto AsyncGetBlob(std::string ns, std::string id, TimePoint deadline,
                     CompletionToken&& token) {
-    return boost::asio::async_compose<CompletionToken, void(StatusOr<Blob>)>(
-        internal::AsyncGetOp<StatusOr<Blob>>(store_, read_limiter_, io_, reads_, deadline,
-                                             std::move(ns), std::move(id)),
-        token, io_);
+    return AsyncGetBlob(tuner::PartitionId{}, std::move(ns), std::move(id), deadline,
+                        std::forward<CompletionToken>(token));
   }
 
   BlobStore& store() const noexcept { return store_; }
