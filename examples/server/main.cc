@@ -181,7 +181,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);
   for (const std::string& text : partitions) {
     StatusOr<tuner::PartitionOptions> partition = server::ParsePartitionSpec(text);
-    if (!partition.ok()) return cli.BadValue("--partition", partition.status().message(), text);
+    if (!partition.ok()) {
+      return cli.UsageError("--partition: " + std::string(partition.status().message()));
+    }
     options->partitions.push_back(*std::move(partition));
   }
   for (const std::string& text : namespace_partitions) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <span>
 #include <string>
@@ -73,14 +74,17 @@ Status LimiterOptions::Validate() const {
       }
     }
     if (!(p.share >= 0.0 && p.share <= 1.0)) {
-      return Status::InvalidArgument(where + ".share must be in [0, 1], got " +
-                                     std::to_string(p.share));
+      char share[32];
+      std::snprintf(share, sizeof share, "%g", p.share);
+      return Status::InvalidArgument(where + ".share must be in [0, 1], got " + share);
     }
     shares += p.share;
   }
   // A little slack for shares written as decimals (0.7 + 0.2 + 0.1 is not exactly 1).
   if (shares > 1.0 + 1e-9) {
-    return Status::InvalidArgument("the partitions' shares add up to " + std::to_string(shares) +
+    char sum[32];
+    std::snprintf(sum, sizeof sum, "%g", shares);
+    return Status::InvalidArgument(std::string("the partitions' shares add up to ") + sum +
                                    ", more than 1");
   }
   return Status();
