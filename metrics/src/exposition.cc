@@ -153,6 +153,29 @@ void AddLimiter(FamilyList& out, const LimiterSnapshot& s) {
                 With(base, "outcome", std::string(PermitEndName(static_cast<PermitEnd>(i)))),
                 D(s.permits[i]));
   }
+  for (const PartitionSnapshot& p : s.partitions) {
+    const Labels partition = With(base, "partition", p.name);
+    if (p.status) {
+      out.Gauge("blobtune_limiter_partition_inflight", "Permits the partition holds now.",
+                partition, p.status->inflight);
+      out.Gauge("blobtune_limiter_partition_queue_length",
+                "The partition's acquirers waiting for a permit now.", partition,
+                D(p.status->waiting));
+      out.Gauge("blobtune_limiter_partition_guaranteed_permits",
+                "Permits the partition is sure to get now: floor(share x limit).", partition,
+                p.status->guaranteed);
+      out.Gauge("blobtune_limiter_partition_share", "The partition's share of the limit.",
+                partition, p.status->options.share);
+      out.Gauge("blobtune_limiter_partition_priority", "The partition's priority (higher first).",
+                partition, p.status->options.priority);
+    }
+    for (size_t i = 0; i < kPermitEndCount; ++i) {
+      out.Counter("blobtune_limiter_partition_permits_total",
+                  "The partition's acquires by how they ended (as blobtune_limiter_permits_total).",
+                  With(partition, "outcome", std::string(PermitEndName(static_cast<PermitEnd>(i)))),
+                  D(p.permits[i]));
+    }
+  }
   constexpr std::string_view kChangesHelp = "Times the algorithm moved the limit, by direction.";
   out.Counter("blobtune_limiter_limit_changes_total", kChangesHelp,
               With(base, "direction", "increase"), D(s.limit_increases));

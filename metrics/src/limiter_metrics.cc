@@ -46,6 +46,17 @@ LimiterMetrics::LimiterMetrics(std::string name)
 void LimiterMetrics::OnLimiterCreated(const tuner::Limiter& limiter) {
   MutexLock lock(link_mu_);
   limiter_ = &limiter;
+  if (limiter.has_partitions()) {
+    partition_names_.clear();
+    for (uint32_t p = 0; p < limiter.partition_count(); ++p) {
+      partition_names_.push_back(limiter.partition(tuner::PartitionId{p}).options.name);
+    }
+    if (partition_permits_owner_ == nullptr) {
+      partition_permits_owner_ =
+          std::make_unique<PerThreadCounters>(tuner::Limiter::kMaxPartitions * kPermitEndCount);
+      partition_permits_.store(partition_permits_owner_.get(), std::memory_order_relaxed);
+    }
+  }
 }
 
 void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
@@ -54,22 +65,24 @@ void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
   if (limiter_ == &limiter) limiter_ = nullptr;
 }
 
-void LimiterMetrics::OnGranted(tuner::PartitionId /*partition*/, Duration queue_wait) { queue_wait_.Observe(Nanos(queue_wait)); }
+void LimiterMetrics::OnGranted(tuner::PartitionId /*partition*/, Duration queue_wait) {
+  queue_wait_.Observe(Nanos(queue_wait));
+}
 
-void LimiterMetrics::OnAcquireFailed(tuner::PartitionId /*partition*/, tuner::AcquireFailure why) {
+void LimiterMetrics::OnAcquireFailed(tuner::PartitionId partition, tuner::AcquireFailure why) {
   switch (why) {
     case tuner::AcquireFailure::kRejected:
-      return Count(PermitEnd::kRejected);
+      return Count(partition, PermitEnd::kRejected);
     case tuner::AcquireFailure::kTimeout:
-      return Count(PermitEnd::kTimeout);
+      return Count(partition, PermitEnd::kTimeout);
     case tuner::AcquireFailure::kCancelled:
-      return Count(PermitEnd::kCancelled);
+      return Count(partition, PermitEnd::kCancelled);
     case tuner::AcquireFailure::kQueueFull:
-      return Count(PermitEnd::kQueueFull);
+      return Count(partition, PermitEnd::kQueueFull);
   }
 }
 
-void LimiterMetrics::OnReleased(tuner::PartitionId /*partition*/, tuner::PermitOutcome outcome,
+void LimiterMetrics::OnReleased(tuner::PartitionId partition, tuner::PermitOutcome outcome,
                                 const tuner::Sample* sample) {
   // The first three PermitEnds are the PermitOutcomes, in the same order.
   static_assert(static_cast<size_t>(PermitEnd::kSuccess) ==
@@ -79,12 +92,13 @@ void LimiterMetrics::OnReleased(tuner::PartitionId /*partition*/, tuner::PermitO
                 static_cast<size_t>(PermitEnd::kIgnored) ==
                     static_cast<size_t>(tuner::PermitOutcome::kIgnored));
   // Most permits are untimed at high rates: for them this stays a leaf function.
-  if (sample != nullptr) [[unlikely]] return OnTimedRelease(outcome, *sample);
-  permits_.Add(static_cast<size_t>(outcome));
+  if (sample != nullptr) [[unlikely]] return OnTimedRelease(partition, outcome, *sample);
+  Count(partition, static_cast<PermitEnd>(outcome));
 }
 
-void LimiterMetrics::OnTimedRelease(tuner::PermitOutcome outcome, const tuner::Sample& sample) {
-  permits_.Add(static_cast<size_t>(outcome));
+void LimiterMetrics::OnTimedRelease(tuner::PartitionId partition, tuner::PermitOutcome outcome,
+                                    const tuner::Sample& sample) {
+  Count(partition, static_cast<PermitEnd>(outcome));
   switch (outcome) {
     case tuner::PermitOutcome::kSuccess:
       return success_latency_.Observe(Nanos(sample.latency), sample.weight);
@@ -118,6 +132,19 @@ LimiterSnapshot LimiterMetrics::Snapshot() const {
   s.queue_wait = queue_wait_.Snapshot();
 
   MutexLock lock(link_mu_);
+  if (const PerThreadCounters* by_partition = partition_permits_.load(std::memory_order_relaxed)) {
+    const std::vector<uint64_t> counts = by_partition->Read();
+    for (size_t p = 0; p < partition_names_.size(); ++p) {
+      PartitionSnapshot partition;
+      partition.name = partition_names_[p];
+      std::copy_n(counts.begin() + static_cast<std::ptrdiff_t>(p * kPermitEndCount),
+                  kPermitEndCount, partition.permits.begin());
+      if (limiter_ != nullptr) {
+        partition.status = limiter_->partition(tuner::PartitionId{static_cast<uint32_t>(p)});
+      }
+      s.partitions.push_back(std::move(partition));
+    }
+  }
   if (limiter_ != nullptr) {
     LimiterGauges g;
     g.limit = limiter_->limit();

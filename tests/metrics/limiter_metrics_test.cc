@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "blobtune/metrics/registry.h"
 #include "blobtune/tuner/limiter.h"
 #include "common/fake_clock.h"
 #include "test_support.h"
@@ -181,6 +182,59 @@ TEST_F(LimiterMetricsTest, CountsEveryPermitOfManyThreadsWhileScraping) {
   // Only sampled permits are timed (each weighs the permits it stands for), so the latency
   // count estimates completions rather than matching them exactly.
   EXPECT_GT(s.success_latency.count, 0u);
+}
+
+TEST(PartitionMetricsTest, CountsAndShowsEachPartition) {
+  MetricsRegistry registry;
+  LimiterMetrics* metrics = registry.AddLimiter("put").value();
+  FakeClock clock;
+  auto target = std::make_shared<std::atomic<int>>(2);
+  tuner::LimiterOptions options;
+  options.algorithm = std::make_unique<SteeredAlgorithm>(target);
+  options.clock = &clock;
+  options.observer = metrics;
+  options.partitions = {{.name = "reader", .share = 0.5, .priority = 1}, {.name = "sync", .share = 0.5}};
+  auto limiter = tuner::Limiter::Create(std::move(options)).value();
+  const tuner::PartitionId reader{0}, sync{1};
+  std::optional<tuner::Permit> s1 = limiter->TryAcquire(sync);
+  std::optional<tuner::Permit> s2 = limiter->TryAcquire(sync);  // Borrows the reader's share.
+  EXPECT_FALSE(limiter->TryAcquire(sync).has_value());          // Rejected.
+  std::optional<tuner::Permit> r = limiter->TryAcquire(reader);  // Its share, at once.
+  ASSERT_TRUE(s1 && s2 && r);
+  r->Success();
+  s1->Dropped();
+
+  const LimiterSnapshot s = metrics->Snapshot();
+  ASSERT_EQ(s.partitions.size(), 2u);
+  EXPECT_EQ(s.partitions[0].name, "reader");
+  EXPECT_EQ(s.partitions[0].permits[static_cast<size_t>(PermitEnd::kSuccess)], 1u);
+  EXPECT_EQ(s.partitions[1].permits[static_cast<size_t>(PermitEnd::kDropped)], 1u);
+  EXPECT_EQ(s.partitions[1].permits[static_cast<size_t>(PermitEnd::kRejected)], 1u);
+  ASSERT_TRUE(s.partitions[1].status.has_value());
+  EXPECT_EQ(s.partitions[1].status->inflight, 1);
+  EXPECT_EQ(s.partitions[1].status->guaranteed, 1);
+
+  const std::string text = registry.TextExposition();
+  EXPECT_NE(text.find("blobtune_limiter_partition_inflight{limiter=\"put\",partition=\"sync\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("blobtune_limiter_partition_permits_total{limiter=\"put\",partition=\"sync\","
+                      "outcome=\"rejected\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("blobtune_limiter_partition_share{limiter=\"put\",partition=\"reader\"} 0.5\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("blobtune_limiter_partition_priority{limiter=\"put\",partition=\"reader\"} 1\n"),
+            std::string::npos);
+  s2.reset();
+}
+
+TEST(PartitionMetricsTest, ALimiterWithoutPartitionsHasNoPartitionSeries) {
+  MetricsRegistry registry;
+  LimiterMetrics* metrics = registry.AddLimiter("put").value();
+  auto limiter = tuner::Limiter::Create({.observer = metrics}).value();
+  (void)limiter->TryAcquire();
+  EXPECT_TRUE(metrics->Snapshot().partitions.empty());
+  EXPECT_EQ(registry.TextExposition().find("blobtune_limiter_partition_"), std::string::npos);
 }
 
 TEST(PermitEndTest, NamesAreTheOutcomeLabelValues) {

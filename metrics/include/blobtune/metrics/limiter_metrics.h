@@ -29,9 +29,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "blobtune/metrics/histogram.h"
 #include "blobtune/metrics/per_thread_counters.h"
@@ -66,6 +68,13 @@ struct LimiterGauges {
   std::string state;                     // Empty when the algorithm has no state machine.
 };
 
+// One partition of a limiter with partitions (tuner/partition.h) at one scrape.
+struct PartitionSnapshot {
+  std::string name;
+  std::array<uint64_t, kPermitEndCount> permits{};  // Indexed by PermitEnd.
+  std::optional<tuner::PartitionStatus> status;     // Set while the observed limiter exists.
+};
+
 // One limiter's series at one moment.
 struct LimiterSnapshot {
   std::string name;
@@ -76,6 +85,8 @@ struct LimiterSnapshot {
   HistogramSnapshot dropped_latency;    // Nanoseconds, dropped permits.
   HistogramSnapshot queue_wait;         // Nanoseconds, every grant (0 for an immediate one).
   std::optional<LimiterGauges> gauges;  // Set while the observed limiter exists.
+  // Empty unless the observed limiter has partitions.
+  std::vector<PartitionSnapshot> partitions;
 };
 
 class LimiterMetrics final : public tuner::LimiterObserver {
@@ -101,10 +112,17 @@ class LimiterMetrics final : public tuner::LimiterObserver {
                       const tuner::AlgorithmEstimates& estimates) override;
 
  private:
-  void Count(PermitEnd end) noexcept { permits_.Add(static_cast<size_t>(end)); }
+  // Counts `end` for the limiter and, if it has partitions, for `partition`.
+  void Count(tuner::PartitionId partition, PermitEnd end) noexcept {
+    permits_.Add(static_cast<size_t>(end));
+    if (PerThreadCounters* by_partition = partition_permits_.load(std::memory_order_relaxed)) {
+      by_partition->Add(partition.index * kPermitEndCount + static_cast<size_t>(end));
+    }
+  }
   // OnReleased() of a permit with a sample. Out of line, so that OnReleased() stays a leaf
   // function for untimed permits.
-  [[gnu::noinline]] void OnTimedRelease(tuner::PermitOutcome outcome, const tuner::Sample& sample);
+  [[gnu::noinline]] void OnTimedRelease(tuner::PartitionId partition, tuner::PermitOutcome outcome,
+                                        const tuner::Sample& sample);
 
   const std::string name_;
   // Indexed by PermitEnd; written on every acquire and release.
@@ -117,9 +135,15 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   AtomicHistogram dropped_latency_;
   AtomicHistogram queue_wait_;
 
+  // For a limiter with partitions: counters indexed by partition x kPermitEndCount + PermitEnd,
+  // made when the first such limiter is created (before it grants a permit) and kept.
+  std::atomic<PerThreadCounters*> partition_permits_{nullptr};
+
   mutable Mutex link_mu_;
   // The observed limiter, from its creation to its destruction.
   const tuner::Limiter* limiter_ GUARDED_BY(link_mu_) = nullptr;
+  std::unique_ptr<PerThreadCounters> partition_permits_owner_ GUARDED_BY(link_mu_);
+  std::vector<std::string> partition_names_ GUARDED_BY(link_mu_);  // Of the last such limiter.
 };
 
 }  // namespace blobtune::metrics

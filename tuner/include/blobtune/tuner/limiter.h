@@ -252,6 +252,8 @@ class Limiter {
   std::optional<PartitionId> FindPartition(std::string_view name) const;
   // How many partitions there are: at least 1 (a limiter without partitions has one, unnamed).
   size_t partition_count() const noexcept { return partitions_.size(); }
+  // Whether it was given partitions (LimiterOptions::partitions).
+  bool has_partitions() const noexcept { return partitioned_; }
   // A partition's options, permits in flight, waiters and guaranteed permits. Exact for each
   // number at some instant during the call. REQUIRES: partition.index < partition_count().
   PartitionStatus partition(PartitionId partition) const;
