@@ -356,7 +356,8 @@ SimulationResult RunShared(const Workload& w, int limit) {
 }
 
 TEST(SharedLimiterTest, SaturatingPartitionsGetTheirSharesAndAnIdleOnesShareIsLent) {
-  StatusOr<Workload> w = LoadWorkload(std::string(BLOBTUNE_WORKLOADS_DIR) + "/partition_shares.json");
+  StatusOr<Workload> w =
+      LoadWorkload(std::string(BLOBTUNE_WORKLOADS_DIR) + "/partitions/partition_shares.json");
   ASSERT_TRUE(w.ok()) << w.status();
   SimulationResult result = RunShared(*w, 3);
   const PhaseStats& both = result.phases[0];
@@ -369,7 +370,7 @@ TEST(SharedLimiterTest, SaturatingPartitionsGetTheirSharesAndAnIdleOnesShareIsLe
 }
 
 TEST(SharedLimiterTest, APartitionOfHigherPriorityCutsTheReadersWaitBehindTheSync) {
-  const std::string dir = BLOBTUNE_WORKLOADS_DIR;
+  const std::string dir = std::string(BLOBTUNE_WORKLOADS_DIR) + "/partitions";
   StatusOr<Workload> partitioned = LoadWorkload(dir + "/partitioned_reader.json");
   StatusOr<Workload> shared = LoadWorkload(dir + "/shared_reader.json");
   ASSERT_TRUE(partitioned.ok() && shared.ok());

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <string>
 
 namespace blobtune::workbench {
@@ -193,6 +195,20 @@ TEST(WorkloadTest, EveryErrorStartsWithTheFileName) {
 
 TEST(WorkloadTest, MissingFileIsNotFound) {
   EXPECT_EQ(LoadWorkload("/nonexistent/w.json").status().code(), StatusCode::kNotFound);
+}
+
+TEST(WorkloadTest, ThePartitionWorkloadsParse) {
+  const std::filesystem::path dir = std::filesystem::path(BLOBTUNE_WORKLOADS_DIR) / "partitions";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    StatusOr<Workload> w = LoadWorkload(entry.path().string());
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_EQ(w->name, entry.path().stem().string());
+    EXPECT_FALSE(w->partitions.empty()) << entry.path();
+  }
+  EXPECT_GE(files, 5);
 }
 
 TEST(WorkloadTest, PartitionsOfASharedLimiterAreNamedByTheClients) {
