@@ -82,6 +82,13 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
       "its namespaces incoming, payload and documents are emptied before and after each run)")(
       "rados-conf", po::value(&config->rados_conf), "--store rados: the cluster's ceph.conf")(
       "rados-pool", po::value(&config->rados_pool), "--store rados: the pool (it must exist)")(
+      "reader-rate", cli.Value(&config->reader_rate, "R"),
+      "a person reading mail during the blob path: R opens per second (of unscaled time) of a "
+      "random delivered message, each a read under a permit; the table then gives the reads' "
+      "times (0: nobody reads)")(
+      "reader-partition", po::bool_switch(&config->reader_partition),
+      "with --reader-rate, the reads wait in a partition of their own (share 0.25, priority 1) "
+      "instead of in the delivery's queue")(
       "json", po::bool_switch(&config->json), "print the results as JSON");
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (config->mode != "legacy" && config->mode != "blobs" && config->mode != "both") {
@@ -113,6 +120,12 @@ int ParseFlags(int argc, char** argv, BenchConfig* config) {
   }
   if (config->rounds < 1 || config->rounds > 1000) {
     return cli.BadValue("--rounds", "must be 1..1000", config->rounds);
+  }
+  if (!(config->reader_rate >= 0) || config->reader_rate > 1000) {
+    return cli.BadValue("--reader-rate", "must be 0..1000 opens per second", config->reader_rate);
+  }
+  if (config->reader_partition && !(config->reader_rate > 0)) {
+    return cli.UsageError("--reader-partition: needs --reader-rate");
   }
   if (!(config->time_scale > 0) || config->time_scale > 100) {
     return cli.BadValue("--time-scale", "must be in (0, 100]", config->time_scale);

@@ -37,6 +37,11 @@ struct BenchConfig {
   bool json = false;
   std::string plot;     // SVG file; empty: none.
   std::string metrics;  // Prometheus endpoint address; empty: none.
+  // A person reading mail during the blob path (DeliveryOptions::reader_rate), opens per
+  // second; 0: nobody reads. With reader_partition the limiter gives the reads a partition of
+  // their own ("reader": share 0.25, priority 1; the delivery's "delivery": share 0.75).
+  double reader_rate = 0;
+  bool reader_partition = false;
   size_t max_upload = MailServerOptions().max_upload_bytes;
   size_t max_sync = MailServerOptions().max_sync_bytes;
 };

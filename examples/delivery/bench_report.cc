@@ -40,6 +40,26 @@ std::optional<double> RatioToLegacy(const std::vector<Row>& rows, const Row& row
   return std::nullopt;
 }
 
+namespace {
+
+struct ReadStats {
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double max_ms = 0;
+};
+
+// Nearest-rank quantiles of the reads' times. REQUIRES: not empty.
+ReadStats SummarizeReads(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  auto rank = [&](double q) {
+    const size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
+    return ms[std::clamp<size_t>(i, 1, ms.size()) - 1];
+  };
+  return {.p50_ms = rank(0.50), .p99_ms = rank(0.99), .max_ms = ms.back()};
+}
+
+}  // namespace
+
 void PrintTableHeader() {
   std::printf("%-30s %9s %9s %9s %9s %9s %8s  %s\n", "Name (time in s)", "Min", "Max", "Mean",
               "StdDev", "Median", "Ratio", "Limit");
@@ -58,6 +78,11 @@ void PrintTableRow(const std::vector<Row>& rows, const Row& row) {
                                             : "";
   std::printf("%-30s %9.4f %9.4f %9.4f %9.4f %9.4f %8s  %s\n", name.c_str(), s.min, s.max,
               s.mean, s.stddev, s.median, ratio_text, limit.c_str());
+  if (!row.read_ms.empty()) {
+    const ReadStats r = SummarizeReads(row.read_ms);
+    std::printf("  reader: %zu opens, p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", row.read_ms.size(),
+                r.p50_ms, r.p99_ms, r.max_ms);
+  }
 }
 
 void PrintTableFooter(const BenchConfig& config) {
@@ -86,6 +111,13 @@ void PrintJson(const std::vector<Row>& rows) {
                     {"ratio_to_legacy", OrNull(RatioToLegacy(rows, row))},
                     {"settled_limit", row.settled_limit ? nlohmann::json(*row.settled_limit)
                                                         : nlohmann::json(nullptr)}});
+    if (!row.read_ms.empty()) {
+      const ReadStats r = SummarizeReads(row.read_ms);
+      runs.back()["reader"] = {{"opens", row.read_ms.size()},
+                               {"p50_ms", r.p50_ms},
+                               {"p99_ms", r.p99_ms},
+                               {"max_ms", r.max_ms}};
+    }
   }
   std::cout << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
 }

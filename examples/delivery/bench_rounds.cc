@@ -89,7 +89,8 @@ StatusOr<RunResult> RunOnce(const BenchConfig& config, SizePoint point, const st
   DeliveryOptions run_options{.messages = point.messages,
                               .message_size = point.size,
                               .seed = config.seed,
-                              .time_scale = config.time_scale};
+                              .time_scale = config.time_scale,
+                              .reader_rate = config.reader_rate};
   RunResult result = mode == "legacy"
                          ? RunLegacyPath(run_options, server.port(), **store)
                          : RunBlobPath(run_options, server.port(), **store, *limiter);
@@ -158,12 +159,17 @@ Status RunConfigurations(const BenchConfig& config, SizePoint point, const Bench
     if (mode == "blobs") {
       auto algorithm = MakeLimitAlgorithm(config, concurrency);
       if (!algorithm.ok()) return algorithm.status();
-      auto created = tuner::Limiter::Create(
-          {.algorithm = *std::move(algorithm),
-           .observer = metrics::LimiterObserverOf(parts.exporter, limiter_name),
-           // Every message starts at once and waits for its permit, as in the original
-           // client: the queue holds them all.
-           .max_queue = std::max<size_t>(1024, point.messages)});
+      tuner::LimiterOptions options{
+          .algorithm = *std::move(algorithm),
+          .observer = metrics::LimiterObserverOf(parts.exporter, limiter_name),
+          // Every message starts at once and waits for its permit, as in the original
+          // client: the queue holds them all.
+          .max_queue = std::max<size_t>(1024, point.messages)};
+      if (config.reader_partition) {
+        options.partitions = {{.name = "delivery", .share = 0.75},
+                              {.name = "reader", .share = 0.25, .priority = 1}};
+      }
+      auto created = tuner::Limiter::Create(std::move(options));
       if (!created.ok()) return created.status();
       limiter = *std::move(created);
     }
@@ -181,6 +187,7 @@ Status RunConfigurations(const BenchConfig& config, SizePoint point, const Bench
       if (round > 0) {
         row.seconds.push_back(result->seconds);
         row.last_trace = std::move(result->trace);
+        row.read_ms.insert(row.read_ms.end(), result->read_ms.begin(), result->read_ms.end());
       }
       if (mode == "blobs" && concurrency == "auto") row.settled_limit = result->final_limit;
     }

@@ -34,6 +34,7 @@ struct Row {
   std::vector<double> seconds;
   std::optional<int> settled_limit;  // Auto: the limit at the end of the last round.
   std::vector<TracePoint> last_trace;  // Of the last measured round (blob path).
+  std::vector<double> read_ms;         // Every measured round's reads (--reader-rate).
 };
 
 // What the progress line shows: rounds done of all, the configuration running and, while a

@@ -33,16 +33,20 @@ class BlobRun {
         store_(store),
         limiter_(limiter),
         http_(io_.get_executor(), "127.0.0.1", port),
-        rng_(options.seed) {}
+        rng_(options.seed),
+        reader_rng_(options.seed + 1),
+        delivery_partition_(limiter.FindPartition("delivery").value_or(tuner::PartitionId{})),
+        reader_partition_(limiter.FindPartition("reader").value_or(tuner::PartitionId{})) {}
 
   RunResult Run() {
     start_ = std::chrono::steady_clock::now();
     asio::co_spawn(io_, Deliver(), asio::detached);
     asio::co_spawn(io_, Trace(), asio::detached);
+    if (options_.reader_rate > 0) asio::co_spawn(io_, Read(), asio::detached);
     io_.run();
     pool_.join();
-    result_.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    // To the final sync, not to the last reader's or tracer's wake-up after it.
+    result_.seconds = std::chrono::duration<double>(end_ - start_).count();
     result_.retries = http_.retries();
     result_.final_limit = limiter_.limit();
     return result_;
@@ -64,10 +68,50 @@ class BlobRun {
     return std::chrono::nanoseconds(static_cast<int64_t>(work(rng_)));
   }
 
-  asio::awaitable<StatusOr<Permit>> Acquire() {
-    co_return co_await tuner::AsyncAcquire(limiter_, io_.get_executor(),
+  asio::awaitable<StatusOr<Permit>> Acquire(tuner::PartitionId partition) {
+    co_return co_await tuner::AsyncAcquire(limiter_, partition, io_.get_executor(),
                                            std::chrono::nanoseconds(options_.permit_timeout),
                                            asio::use_awaitable);
+  }
+  asio::awaitable<StatusOr<Permit>> Acquire() { return Acquire(delivery_partition_); }
+
+  // The person reading mail: opens at reader_rate per second (scaled, as all the run's times),
+  // each of a random message delivered so far, until the delivery is over.
+  asio::awaitable<void> Read() {
+    std::exponential_distribution<double> gap_s(options_.reader_rate / options_.time_scale);
+    while (!done_) {
+      co_await SleepUntil(std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::duration<double>(gap_s(reader_rng_))));
+      if (done_ || delivered_ids_.empty()) continue;
+      std::string id = delivered_ids_[std::uniform_int_distribution<size_t>(
+          0, delivered_ids_.size() - 1)(reader_rng_)];
+      asio::co_spawn(io_, ReadOne(std::move(id)), asio::detached);
+    }
+  }
+
+  // One open: a permit (in the reader's partition, if any), then the payload from the store.
+  asio::awaitable<void> ReadOne(std::string id) {
+    const auto started = std::chrono::steady_clock::now();
+    StatusOr<Permit> permit = co_await Acquire(reader_partition_);
+    if (!permit.ok()) {
+      Fail(permit.status().WithContext("reader"));
+      co_return;
+    }
+    size_t bytes = 0;
+    Status s = co_await OnPool(pool_, [&] {
+      StatusOr<std::vector<std::byte>> payload = store_.Get(kPayload, id);
+      if (payload.ok()) bytes = payload->size();
+      return payload.status();
+    });
+    Report(*permit, s, bytes);
+    if (!s.ok()) {
+      Fail(s.WithContext("reader"));
+      co_return;
+    }
+    result_.read_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count());
   }
 
   // Samples the limiter every few milliseconds until the delivery is over, for --plot. The
@@ -99,6 +143,7 @@ class BlobRun {
                                            std::to_string(listing->result_int()))
                         : listing.status());
       done_ = true;
+      end_ = std::chrono::steady_clock::now();
       co_return;
     }
     std::vector<std::string> ids;
@@ -115,6 +160,7 @@ class BlobRun {
     Status s = co_await DeliverSteps(id);
     if (s.ok()) {
       ++result_.delivered;
+      delivered_ids_.push_back(std::move(id));
     } else {
       Fail(s.WithContext(id));
     }
@@ -225,6 +271,7 @@ class BlobRun {
     Status s = Expect(synced, {200}, "POST /sync");
     if (!s.ok()) Fail(s);
     done_ = true;
+    end_ = std::chrono::steady_clock::now();
   }
 
   const DeliveryOptions& options_;
@@ -234,10 +281,15 @@ class BlobRun {
   asio::thread_pool pool_{2};
   MailClient http_;
   std::mt19937_64 rng_;
+  std::mt19937_64 reader_rng_;  // Apart, so that a reader does not change the delivery's draws.
+  const tuner::PartitionId delivery_partition_;
+  const tuner::PartitionId reader_partition_;
+  std::vector<std::string> delivered_ids_;
   size_t remaining_ = 0;
   uint64_t finished_ = 0;  // Permits reported, for the trace.
   bool done_ = false;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point end_;  // When the final sync was done.
   RunResult result_;
 };
 

@@ -43,6 +43,11 @@ struct DeliveryOptions {
   std::chrono::microseconds legacy_per_mib{655'000};
   // Longest wait for a permit before a step counts as failed. Default: 10 min.
   std::chrono::seconds permit_timeout{600};
+  // A person reading mail while the blob path delivers: opens of a random delivered message
+  // (a read of its payload under a permit), Poisson at this rate per second of unscaled time.
+  // The reads wait in the limiter's partition named "reader" if it has one (the delivery's steps
+  // then in "delivery"), else in the delivery's queue. Default: 0 (nobody reads).
+  double reader_rate = 0;
 };
 
 // The limiter's state at one moment of a blob-path run.
@@ -60,6 +65,9 @@ struct RunResult {
   int final_limit = 0;       // The limiter's limit at the end (blob path).
   Status status;             // The first failure, or OK.
   std::vector<TracePoint> trace;  // Blob path: one point per trace interval.
+  // Blob path with DeliveryOptions::reader_rate: each open's time, from its start (its wait for
+  // a permit included) to its payload read, in milliseconds.
+  std::vector<double> read_ms;
 };
 
 // The names of the store's namespaces the runs use.

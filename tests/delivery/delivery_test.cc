@@ -2,9 +2,12 @@
 // every message exactly once, with and without injected server faults.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
+#include "blobtune/tuner/algorithm_registry.h"
+#include "blobtune/tuner/limiter.h"
 #include "common/temp_dir.h"
 #include "delivery_parts.h"
 #include "delivery_run.h"
@@ -54,6 +57,39 @@ TEST_F(DeliveryTest, BlobPathDeliversEveryMessageThroughTheLimiter) {
   MailServerReport report = server->Report();
   EXPECT_EQ(report.uploads, kMessages);
   EXPECT_EQ(report.syncs, 1u);
+  ExpectEachDeletedOnce(*server);
+}
+
+// Counts grants by partition.
+class GrantsByPartition final : public tuner::LimiterObserver {
+ public:
+  void OnGranted(tuner::PartitionId partition, Duration) override {
+    ++granted[partition.index == 0 ? 0 : 1];
+  }
+  std::atomic<int> granted[2] = {};
+};
+
+TEST_F(DeliveryTest, AReaderReadsDeliveredMessagesInItsOwnPartitionWhileTheDeliveryRuns) {
+  auto server = StartServer(0);
+  auto store = OpenStore();
+  GrantsByPartition grants;
+  tuner::LimiterOptions limiter_options;
+  limiter_options.algorithm =
+      tuner::MakeAlgorithm({.name = "fixed", .params = {{"limit", 3.0}}}).value();
+  limiter_options.observer = &grants;
+  limiter_options.partitions = {{.name = "delivery", .share = 0.67},
+                                {.name = "reader", .share = 0.33, .priority = 1}};
+  auto limiter = tuner::Limiter::Create(std::move(limiter_options)).value();
+  DeliveryOptions options = options_;
+  options.reader_rate = 20;  // 2,000 opens a second at this time scale.
+  RunResult result = RunBlobPath(options, server->port(), *store, *limiter);
+  ASSERT_TRUE(result.status.ok()) << result.status;
+  EXPECT_EQ(result.delivered, kMessages);
+  EXPECT_TRUE(VerifyDelivered(options, *store).ok());  // Reading took nothing away.
+  EXPECT_FALSE(result.read_ms.empty());
+  EXPECT_EQ(grants.granted[1].load(), static_cast<int>(result.read_ms.size()));
+  EXPECT_EQ(grants.granted[0].load(), static_cast<int>(3 * kMessages));  // get, put, delete.
+  EXPECT_EQ(limiter->inflight(), 0);
   ExpectEachDeletedOnce(*server);
 }
 
