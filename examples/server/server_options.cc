@@ -44,7 +44,9 @@ Status ServerOptions::Validate() const {
   tuner::LimiterOptions limiter;
   limiter.partitions = partitions;
   if (Status valid = limiter.Validate(); !valid.ok()) return valid;
-  for (const auto& [ns, partition] : namespace_partitions) {
+  for (const auto& mapping : namespace_partitions) {
+    const std::string& ns = mapping.first;
+    const std::string& partition = mapping.second;
     if (std::find(namespaces.begin(), namespaces.end(), ns) == namespaces.end()) {
       return Status::InvalidArgument("namespace_partitions: the server has no namespace '" + ns +
                                      "'");
