@@ -22,7 +22,7 @@ struct PartitionStanding {
   int inflight = 0;      // Permits it holds.
   double share = 0.0;
   int priority = 0;
-  double pass = 0.0;  // Permits it got from the queue, each counted as 1 / share (see below).
+  double pass = 0.0;  // Permits it got from the queue, each counted as 1 / share (Grant()).
 };
 
 // The index of the partition whose first waiter gets the next free permit under `limit`, or -1

@@ -330,7 +330,8 @@ class Limiter {
     if (partitioned_) partition_counts_[partition].inflight.fetch_add(1, std::memory_order_relaxed);
   }
   // Takes a slot for `partition` beyond the limit if it holds fewer permits than it is
-  // guaranteed (partition.h). On success fills the grant's inflight and sequence.
+  // guaranteed (partition.h). On success fills the grant's inflight and sequence. The permits in
+  // flight stay below the limit plus the guarantees, 2 x kMaxLimit, within kInflightMask.
   bool TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept;
   // A TryAcquire() that found no free slot: a permit the partition is guaranteed, or a refusal
   // (counted, observed, std::nullopt).
