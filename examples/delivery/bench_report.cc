@@ -28,20 +28,6 @@ nlohmann::json OrNull(std::optional<double> v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-}  // namespace
-
-std::optional<double> RatioToLegacy(const std::vector<Row>& rows, const Row& row) {
-  for (const Row& legacy : rows) {
-    if (legacy.mode == "legacy" && legacy.point.messages == row.point.messages &&
-        legacy.point.size == row.point.size) {
-      return Summarize(row.seconds).mean / Summarize(legacy.seconds).mean;
-    }
-  }
-  return std::nullopt;
-}
-
-namespace {
-
 struct ReadStats {
   double p50_ms = 0;
   double p99_ms = 0;
@@ -59,6 +45,16 @@ ReadStats SummarizeReads(std::vector<double> ms) {
 }
 
 }  // namespace
+
+std::optional<double> RatioToLegacy(const std::vector<Row>& rows, const Row& row) {
+  for (const Row& legacy : rows) {
+    if (legacy.mode == "legacy" && legacy.point.messages == row.point.messages &&
+        legacy.point.size == row.point.size) {
+      return Summarize(row.seconds).mean / Summarize(legacy.seconds).mean;
+    }
+  }
+  return std::nullopt;
+}
 
 void PrintTableHeader() {
   std::printf("%-30s %9s %9s %9s %9s %9s %8s  %s\n", "Name (time in s)", "Min", "Max", "Mean",

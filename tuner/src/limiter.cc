@@ -173,9 +173,7 @@ Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t seq
 
 bool Limiter::TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept {
   if (!partitioned_) return false;
-  // floor(share x limit): the guarantees of all partitions add up to at most the limit.
-  const int guaranteed =
-      static_cast<int>(partitions_[partition].share * limit_.load(std::memory_order_relaxed));
+  const int guaranteed = Guaranteed(partition);
   std::atomic<int>& count = partition_counts_[partition].inflight;
   int held = count.load(std::memory_order_relaxed);
   do {
@@ -186,6 +184,18 @@ bool Limiter::TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* se
   *inflight = static_cast<int>((state & kInflightMask) + 1);
   *sequence = state >> kSequenceShift;
   return true;
+}
+
+std::optional<Permit> Limiter::TryGrantAtOnce(PartitionId partition) {
+  int inflight = 0;
+  uint64_t sequence = 0;
+  if (TryTakeFreeSlot(&inflight, &sequence)) {
+    CountGrant(partition.index);
+  } else if (!TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
+    return std::nullopt;
+  }
+  if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
+  return MakePermit(partition.index, inflight, sequence);
 }
 
 std::optional<Permit> Limiter::TryAcquireSlow(PartitionId partition) {
@@ -330,17 +340,7 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
                                    " (the limiter has " + std::to_string(partitions_.size()) +
                                    ")");
   }
-  int inflight = 0;
-  uint64_t sequence = 0;
-  if (TryTakeFreeSlot(&inflight, &sequence)) {
-    CountGrant(partition.index);
-  } else if (!TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
-    inflight = 0;
-  }
-  if (inflight > 0) {
-    if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
-    return MakePermit(partition.index, inflight, sequence);
-  }
+  if (std::optional<Permit> permit = TryGrantAtOnce(partition)) return *std::move(permit);
   if (clock_.Now() >= deadline) return Failure(partition, AcquireFailure::kTimeout);
 
   BlockingWaiter waiter;
@@ -405,7 +405,7 @@ PartitionStatus Limiter::partition(PartitionId partition) const {
     MutexLock lock(queue_mu_);
     status.waiting = queue_->size(partition.index);
   }
-  status.guaranteed = static_cast<int>(status.options.share * limit());
+  status.guaranteed = Guaranteed(partition.index);
   return status;
 }
 
@@ -534,15 +534,7 @@ AlgorithmEstimates Limiter::estimates() const {
 // --- Async access ----------------------------------------------------------------------------
 
 std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter, PartitionId partition) {
-  int inflight = 0;
-  uint64_t sequence = 0;
-  if (limiter.TryTakeFreeSlot(&inflight, &sequence)) {
-    limiter.CountGrant(partition.index);
-  } else if (!limiter.TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
-    return std::nullopt;
-  }
-  if (limiter.observer_ != nullptr) limiter.observer_->OnGranted(partition, Duration::zero());
-  return limiter.MakePermit(partition.index, inflight, sequence);
+  return limiter.TryGrantAtOnce(partition);
 }
 
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,

@@ -333,6 +333,14 @@ class Limiter {
   // guaranteed (partition.h). On success fills the grant's inflight and sequence. The permits in
   // flight stay below the limit plus the guarantees, 2 x kMaxLimit, within kInflightMask.
   bool TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept;
+  // floor(share x limit): the permits `partition` is sure to get now. The guarantees of all
+  // partitions add up to at most the limit.
+  int Guaranteed(uint32_t partition) const noexcept {
+    return static_cast<int>(partitions_[partition].share * limit());
+  }
+  // A permit for `partition` without waiting: a free slot while nobody is queued, or one the
+  // partition is guaranteed; observed as granted. std::nullopt (nothing counted) otherwise.
+  std::optional<Permit> TryGrantAtOnce(PartitionId partition);
   // A TryAcquire() that found no free slot: a permit the partition is guaranteed, or a refusal
   // (counted, observed, std::nullopt).
   std::optional<Permit> TryAcquireSlow(PartitionId partition);
