@@ -175,6 +175,13 @@ void AddLimiter(FamilyList& out, const LimiterSnapshot& s) {
                   With(partition, "outcome", std::string(PermitEndName(static_cast<PermitEnd>(i)))),
                   D(p.permits[i]));
     }
+    out.Histogram("blobtune_limiter_partition_permit_duration_seconds",
+                  "Time from grant to release of the partition's successful timed permits (as "
+                  "blobtune_limiter_permit_duration_seconds).",
+                  partition, p.success_latency, kNanosToSeconds);
+    out.Histogram("blobtune_limiter_partition_queue_wait_seconds",
+                  "Time the partition's granted permits waited (0 for immediate grants).",
+                  partition, p.queue_wait, kNanosToSeconds);
   }
   constexpr std::string_view kChangesHelp = "Times the algorithm moved the limit, by direction.";
   out.Counter("blobtune_limiter_limit_changes_total", kChangesHelp,

@@ -43,6 +43,9 @@ LimiterMetrics::LimiterMetrics(std::string name)
       dropped_latency_(LatencyBucketsNanos()),
       queue_wait_(LatencyBucketsNanos()) {}
 
+LimiterMetrics::PartitionHistograms::PartitionHistograms()
+    : success_latency(LatencyBucketsNanos()), queue_wait(LatencyBucketsNanos()) {}
+
 void LimiterMetrics::OnLimiterCreated(const tuner::Limiter& limiter) {
   MutexLock lock(link_mu_);
   limiter_ = &limiter;
@@ -56,6 +59,12 @@ void LimiterMetrics::OnLimiterCreated(const tuner::Limiter& limiter) {
           std::make_unique<PerThreadCounters>(tuner::Limiter::kMaxPartitions * kPermitEndCount);
       partition_permits_.store(partition_permits_owner_.get(), std::memory_order_relaxed);
     }
+    for (uint32_t p = 0; p < limiter.partition_count(); ++p) {
+      if (partition_histograms_[p].load(std::memory_order_relaxed) != nullptr) continue;
+      partition_histograms_owner_.push_back(std::make_unique<PartitionHistograms>());
+      partition_histograms_[p].store(partition_histograms_owner_.back().get(),
+                                     std::memory_order_relaxed);
+    }
   }
 }
 
@@ -65,8 +74,12 @@ void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
   if (limiter_ == &limiter) limiter_ = nullptr;
 }
 
-void LimiterMetrics::OnGranted(tuner::PartitionId /*partition*/, Duration queue_wait) {
+void LimiterMetrics::OnGranted(tuner::PartitionId partition, Duration queue_wait) {
   queue_wait_.Observe(Nanos(queue_wait));
+  if (PartitionHistograms* h = partition_histograms_[partition.index].load(
+          std::memory_order_relaxed)) {
+    h->queue_wait.Observe(Nanos(queue_wait));
+  }
 }
 
 void LimiterMetrics::OnAcquireFailed(tuner::PartitionId partition, tuner::AcquireFailure why) {
@@ -101,6 +114,10 @@ void LimiterMetrics::OnTimedRelease(tuner::PartitionId partition, tuner::PermitO
   Count(partition, static_cast<PermitEnd>(outcome));
   switch (outcome) {
     case tuner::PermitOutcome::kSuccess:
+      if (PartitionHistograms* h = partition_histograms_[partition.index].load(
+              std::memory_order_relaxed)) {
+        h->success_latency.Observe(Nanos(sample.latency), sample.weight);
+      }
       return success_latency_.Observe(Nanos(sample.latency), sample.weight);
     case tuner::PermitOutcome::kDropped:
       return dropped_latency_.Observe(Nanos(sample.latency), sample.weight);
@@ -139,6 +156,10 @@ LimiterSnapshot LimiterMetrics::Snapshot() const {
       partition.name = partition_names_[p];
       std::copy_n(counts.begin() + static_cast<std::ptrdiff_t>(p * kPermitEndCount),
                   kPermitEndCount, partition.permits.begin());
+      if (const PartitionHistograms* h = partition_histograms_[p].load(std::memory_order_relaxed)) {
+        partition.success_latency = h->success_latency.Snapshot();
+        partition.queue_wait = h->queue_wait.Snapshot();
+      }
       if (limiter_ != nullptr) {
         partition.status = limiter_->partition(tuner::PartitionId{static_cast<uint32_t>(p)});
       }

@@ -1,6 +1,7 @@
 #include "blobtune/metrics/status_page.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,9 +23,13 @@ std::string Fixed(double v, int digits) {
 
 uint64_t Delta(uint64_t before, uint64_t after) { return after >= before ? after - before : 0; }
 
-uint64_t Refusals(const LimiterSnapshot& s) {
-  return s.permits[static_cast<size_t>(PermitEnd::kRejected)] +
-         s.permits[static_cast<size_t>(PermitEnd::kQueueFull)];
+uint64_t Refusals(const std::array<uint64_t, kPermitEndCount>& permits) {
+  return permits[static_cast<size_t>(PermitEnd::kRejected)] +
+         permits[static_cast<size_t>(PermitEnd::kQueueFull)];
+}
+
+uint64_t Count(const std::array<uint64_t, kPermitEndCount>& permits, PermitEnd end) {
+  return permits[static_cast<size_t>(end)];
 }
 
 // The script that keeps the page live: fetch it again, swap the charts in place. Ours, inline,
@@ -99,6 +104,25 @@ std::optional<double> QuantileSeconds(const HistogramSnapshot& before,
   return static_cast<double>(bounds.empty() ? 0 : bounds.back()) * 1e-9;
 }
 
+namespace {
+
+// One partition of a limiter with partitions: its own series, drawn in the limiter's section.
+struct PartitionHistory {
+  PartitionHistory(std::string partition_name, size_t capacity)
+      : name(std::move(partition_name)),
+        inflight(capacity),
+        guaranteed(capacity),
+        goodput(capacity),
+        p99_ms(capacity),
+        wait_p99_ms(capacity),
+        failures(capacity) {}
+  std::string name;
+  PartitionSnapshot last;
+  SeriesRing inflight, guaranteed, goodput, p99_ms, wait_p99_ms, failures;
+};
+
+}  // namespace
+
 struct StatusPage::LimiterHistory {
   explicit LimiterHistory(size_t capacity)
       : limit(capacity),
@@ -114,6 +138,7 @@ struct StatusPage::LimiterHistory {
   double last_t = 0;
   SeriesRing limit, inflight, goodput, p50_ms, p99_ms, wait_p50_ms, wait_p99_ms, refusals,
       timeouts;
+  std::vector<PartitionHistory> partitions;  // In the limiter's order (its partition ids).
 };
 
 struct StatusPage::StoreHistory {
@@ -134,6 +159,12 @@ constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 double QuantileMs(const HistogramSnapshot& before, const HistogramSnapshot& after, double q) {
   const std::optional<double> seconds = QuantileSeconds(before, after, q);
   return seconds ? *seconds * 1e3 : kNoValue;
+}
+
+// Permits per second that ended as `end` between two snapshots `dt` seconds apart.
+double Rate(const std::array<uint64_t, kPermitEndCount>& before,
+            const std::array<uint64_t, kPermitEndCount>& after, PermitEnd end, double dt) {
+  return static_cast<double>(Delta(Count(before, end), Count(after, end))) / dt;
 }
 
 double UnixNow() {
@@ -157,21 +188,39 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
     LimiterHistory& h = *it->second;
     h.limit.Push(t, now.gauges ? now.gauges->limit : kNoValue);
     h.inflight.Push(t, now.gauges ? now.gauges->inflight : kNoValue);
+    const double dt = t - h.last_t;
     if (!fresh) {
       const LimiterSnapshot& was = h.last;
-      const double dt = t - h.last_t;
-      const auto success = static_cast<size_t>(PermitEnd::kSuccess);
-      const auto timeout = static_cast<size_t>(PermitEnd::kTimeout);
-      h.goodput.Push(t,
-                     static_cast<double>(Delta(was.permits[success], now.permits[success])) / dt);
-      h.refusals.Push(t, static_cast<double>(Delta(Refusals(was), Refusals(now))) / dt);
-      h.timeouts.Push(t,
-                      static_cast<double>(Delta(was.permits[timeout], now.permits[timeout])) / dt);
+      h.goodput.Push(t, Rate(was.permits, now.permits, PermitEnd::kSuccess, dt));
+      h.refusals.Push(
+          t, static_cast<double>(Delta(Refusals(was.permits), Refusals(now.permits))) / dt);
+      h.timeouts.Push(t, Rate(was.permits, now.permits, PermitEnd::kTimeout, dt));
       // A second in which no permit was timed (or granted) has no quantile: a gap.
       h.p50_ms.Push(t, QuantileMs(was.success_latency, now.success_latency, 0.50));
       h.p99_ms.Push(t, QuantileMs(was.success_latency, now.success_latency, 0.99));
       h.wait_p50_ms.Push(t, QuantileMs(was.queue_wait, now.queue_wait, 0.50));
       h.wait_p99_ms.Push(t, QuantileMs(was.queue_wait, now.queue_wait, 0.99));
+    }
+    for (const PartitionSnapshot& part : now.partitions) {
+      auto same_name = [&](const PartitionHistory& p) { return p.name == part.name; };
+      auto found = std::find_if(h.partitions.begin(), h.partitions.end(), same_name);
+      const bool new_partition = found == h.partitions.end();
+      PartitionHistory& p =
+          new_partition ? h.partitions.emplace_back(part.name, capacity_) : *found;
+      p.inflight.Push(t, part.status ? part.status->inflight : kNoValue);
+      p.guaranteed.Push(t, part.status ? part.status->guaranteed : kNoValue);
+      if (!new_partition && !fresh) {
+        const PartitionSnapshot& was = p.last;
+        p.goodput.Push(t, Rate(was.permits, part.permits, PermitEnd::kSuccess, dt));
+        // Acquires that got no permit: refused, or timed out waiting.
+        p.failures.Push(t, static_cast<double>(Delta(Refusals(was.permits), Refusals(part.permits)) +
+                                               Delta(Count(was.permits, PermitEnd::kTimeout),
+                                                     Count(part.permits, PermitEnd::kTimeout))) /
+                               dt);
+        p.p99_ms.Push(t, QuantileMs(was.success_latency, part.success_latency, 0.99));
+        p.wait_p99_ms.Push(t, QuantileMs(was.queue_wait, part.queue_wait, 0.99));
+      }
+      p.last = part;
     }
     h.last = now;
     h.last_t = t;
@@ -271,6 +320,56 @@ std::string PageFact(std::string_view name, const std::string& value) {
 
 std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// A limiter's partitions: a table of what each is configured for and holds now, then one chart
+// with a line per partition (its palette colour, named in the legend).
+std::string PartitionsHtml(const std::vector<PartitionHistory>& partitions, const TimeAxis& axis,
+                           const std::string& x_label) {
+  std::string html =
+      "<table class='partitions'>\n<tr><th>partition</th><th>share</th><th>priority</th>"
+      "<th>guaranteed</th><th>in flight</th><th>waiting</th></tr>\n";
+  for (const PartitionHistory& p : partitions) {
+    const std::string name = svg::EscapeXml(p.name);
+    auto cell = [](const std::string& text) { return "<td>" + svg::EscapeXml(text) + "</td>"; };
+    html += "<tr data-partition='" + name + "'><td>" + name + "</td>";
+    if (const std::optional<tuner::PartitionStatus>& status = p.last.status) {
+      html += cell(Fixed(status->options.share, 2)) + cell(std::to_string(status->options.priority)) +
+              cell(std::to_string(status->guaranteed)) + cell(std::to_string(status->inflight)) +
+              cell(std::to_string(status->waiting));
+    } else {
+      html += "<td colspan='5'>no limiter</td>";
+    }
+    html += "</tr>\n";
+  }
+  html += "</table>\n";
+
+  svg::Chart chart{.width = 900, .panel_height = 120, .gap = 45, .x_label = x_label};
+  svg::Panel inflight = TimePanel(
+      "per partition: permits in flight (solid) and guaranteed, floor(share x limit) (dashed)",
+      axis, /*integer=*/true);
+  svg::Panel goodput = TimePanel("per partition: goodput, successful permits per second", axis);
+  svg::Panel latency = TimePanel("per partition: latency of successful permits, p99, ms", axis);
+  svg::Panel wait = TimePanel("per partition: wait for a permit, p99, ms", axis);
+  svg::Panel failed =
+      TimePanel("per partition: acquires refused or timed out, per second", axis);
+  chart.legend_on_top = true;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const PartitionHistory& p = partitions[i];
+    const std::string id = "partition:" + p.name + ":";
+    inflight.series.push_back(Line(p.inflight, axis, i, id + "inflight"));
+    svg::Series guaranteed = Line(p.guaranteed, axis, i, id + "guaranteed", 1.2);
+    guaranteed.dash = "6,4";
+    inflight.series.push_back(std::move(guaranteed));
+    goodput.series.push_back(Line(p.goodput, axis, i, id + "goodput"));
+    latency.series.push_back(Line(p.p99_ms, axis, i, id + "p99"));
+    wait.series.push_back(Line(p.wait_p99_ms, axis, i, id + "wait_p99"));
+    failed.series.push_back(Line(p.failures, axis, i, id + "failures"));
+    chart.legend.push_back(p.name);
+  }
+  chart.panels = {std::move(inflight), std::move(goodput), std::move(latency), std::move(wait),
+                  std::move(failed)};
+  return html + svg::ChartSvg(chart);
+}
+
 }  // namespace
 
 std::string StatusPage::Html(int refresh_seconds) const {
@@ -334,7 +433,9 @@ std::string StatusPage::Html(int refresh_seconds) const {
                         Line(h->timeouts, axis, 5, "timeouts")};
       chart.panels = {std::move(limits), std::move(goodput), std::move(latency), std::move(wait),
                       std::move(refused)};
-      body += svg::ChartSvg(chart) + "</section>\n";
+      body += svg::ChartSvg(chart);
+      if (!h->partitions.empty()) body += PartitionsHtml(h->partitions, axis, x_label);
+      body += "</section>\n";
     }
     for (const auto& [name, h] : stores_) {
       const StoreSnapshot& s = h->last;
@@ -371,7 +472,10 @@ std::string StatusPage::Html(int refresh_seconds) const {
          "'></noscript>\n"
          "<style>body{font-family:sans-serif;margin:1em 2em;color:#222}"
          "dl{display:flex;flex-wrap:wrap;gap:.2em 1.5em;margin:.5em 0}dt{font-weight:bold}"
-         "dd{margin:0 0 0 .4em}dt::after{content:':'}section{margin-bottom:2em}</style>\n"
+         "dd{margin:0 0 0 .4em}dt::after{content:':'}section{margin-bottom:2em}"
+         "table.partitions{border-collapse:collapse;margin:.5em 0}"
+         "table.partitions td,table.partitions th{padding:.1em .8em;text-align:right}"
+         "table.partitions td:first-child{text-align:left}</style>\n"
          "</head>\n<body>\n<h1>blobtune status</h1>\n<div id='live'>\n" +
          body + "</div>\n" + script + "</body>\n</html>\n";
 }

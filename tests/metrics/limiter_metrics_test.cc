@@ -201,6 +201,7 @@ TEST(PartitionMetricsTest, CountsAndShowsEachPartition) {
   EXPECT_FALSE(limiter->TryAcquire(sync).has_value());          // Rejected.
   std::optional<tuner::Permit> r = limiter->TryAcquire(reader);  // Its share, at once.
   ASSERT_TRUE(s1 && s2 && r);
+  clock.Advance(std::chrono::milliseconds(3));
   r->Success();
   s1->Dropped();
 
@@ -213,6 +214,12 @@ TEST(PartitionMetricsTest, CountsAndShowsEachPartition) {
   ASSERT_TRUE(s.partitions[1].status.has_value());
   EXPECT_EQ(s.partitions[1].status->inflight, 1);
   EXPECT_EQ(s.partitions[1].status->guaranteed, 1);
+  // Latency per partition: the reader's one success took 3 ms; each grant's wait (none here).
+  EXPECT_EQ(s.partitions[0].success_latency.count, 1u);
+  EXPECT_EQ(s.partitions[0].success_latency.sum, 3'000'000u);
+  EXPECT_EQ(s.partitions[1].success_latency.count, 0u);
+  EXPECT_EQ(s.partitions[0].queue_wait.count, 1u);
+  EXPECT_EQ(s.partitions[1].queue_wait.count, 2u);
 
   const std::string text = registry.TextExposition();
   EXPECT_NE(text.find("blobtune_limiter_partition_inflight{limiter=\"put\",partition=\"sync\"} 1\n"),
@@ -224,6 +231,12 @@ TEST(PartitionMetricsTest, CountsAndShowsEachPartition) {
   EXPECT_NE(text.find("blobtune_limiter_partition_share{limiter=\"put\",partition=\"reader\"} 0.5\n"),
             std::string::npos);
   EXPECT_NE(text.find("blobtune_limiter_partition_priority{limiter=\"put\",partition=\"reader\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("blobtune_limiter_partition_permit_duration_seconds_count{limiter=\"put\","
+                      "partition=\"reader\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("blobtune_limiter_partition_queue_wait_seconds_count{limiter=\"put\","
+                      "partition=\"sync\"} 2\n"),
             std::string::npos);
   s2.reset();
 }

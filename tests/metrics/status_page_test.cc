@@ -31,6 +31,25 @@ LimiterSnapshot Limiter(const std::string& name, int limit, uint64_t successes,
   return s;
 }
 
+// A partition that held `inflight` permits and has had `successes` (each waiting 1-2 ms) and
+// `refused` refusals so far.
+PartitionSnapshot Partition(const std::string& name, double share, int priority, int inflight,
+                            uint64_t successes, uint64_t refused = 0) {
+  PartitionSnapshot p;
+  p.name = name;
+  p.permits[static_cast<size_t>(PermitEnd::kSuccess)] = successes;
+  p.permits[static_cast<size_t>(PermitEnd::kRejected)] = refused;
+  p.success_latency = HistogramSnapshot{
+      .upper_bounds = {1'000'000, 2'000'000}, .counts = {successes, 0, 0}, .count = successes};
+  p.queue_wait = HistogramSnapshot{
+      .upper_bounds = {1'000'000, 2'000'000}, .counts = {0, successes, 0}, .count = successes};
+  p.status = tuner::PartitionStatus{.options = {.name = name, .share = share, .priority = priority},
+                                    .inflight = inflight,
+                                    .waiting = 2,
+                                    .guaranteed = static_cast<int>(share * 10)};
+  return p;
+}
+
 // The page's live part, which is XML (the head holds HTML's unclosed <meta>).
 std::string LivePart(const std::string& html) {
   const size_t begin = html.find("<div id='live'>");
@@ -200,18 +219,55 @@ TEST(StatusPageTest, TheLimitChartHasWholeNumberTicks) {
   EXPECT_THAT(limits, Not(HasSubstr(".25</text>")));
 }
 
+TEST(StatusPageTest, ALimiterWithPartitionsGetsATableAndALinePerPartition) {
+  StatusPage page;
+  for (int t = 1; t <= 3; ++t) {
+    LimiterSnapshot s = Limiter("read", 10, 300 * t);
+    s.partitions = {Partition("interactive", 0.3, 1, 2, 100 * t),
+                    Partition("bulk", 0.7, 0, 8, 200 * t, 5 * t)};
+    page.Record(t, {s}, {});
+  }
+  const std::string html = page.Html();
+  EXPECT_THAT(html, HasSubstr("<tr data-partition='interactive'><td>interactive</td><td>0.30</td>"
+                              "<td>1</td><td>3</td><td>2</td><td>2</td></tr>"));
+  EXPECT_THAT(html, HasSubstr("<tr data-partition='bulk'><td>bulk</td><td>0.70</td>"));
+  for (const std::string name : {"interactive", "bulk"}) {
+    // Gauges from the first record, rates and quantiles from the second.
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":inflight"), 3u) << name;
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":guaranteed"), 3u) << name;
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":goodput"), 2u) << name;
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":p99"), 2u) << name;
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":wait_p99"), 2u) << name;
+    EXPECT_EQ(PointCount(html, "partition:" + name + ":failures"), 2u) << name;
+    EXPECT_THAT(html, HasSubstr(">" + name + "</text>"));  // In the legend.
+  }
+  EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
+}
+
+TEST(StatusPageTest, ALimiterWithoutPartitionsHasNoPartitionTable) {
+  StatusPage page;
+  page.Record(1.0, {Limiter("read", 8, 0)}, {});
+  page.Record(2.0, {Limiter("read", 8, 10)}, {});
+  const std::string html = page.Html();
+  EXPECT_THAT(html, Not(HasSubstr("<table class='partitions'>")));
+  EXPECT_THAT(html, Not(HasSubstr("data-series='partition:")));
+}
+
 TEST(StatusPageTest, EscapesEveryLabelItShows) {
   StatusPage page;
   LimiterSnapshot evil = Limiter("<script>alert('x')</script>", 4, 0);
   evil.gauges->algorithm = "a&b<i>";
   evil.gauges->state = "\"probing\"";
   StoreSnapshot store;
+  evil.partitions = {Partition("<th>&", 0.5, 0, 1, 0)};
   store.name = "</section><b>";
   page.Record(1.0, {evil}, {store});
   const std::string html = page.Html();
   EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
   EXPECT_THAT(html, Not(HasSubstr("<i>")));
   EXPECT_THAT(html, Not(HasSubstr("</section><b>")));
+  EXPECT_THAT(html, Not(HasSubstr("<th>&")));
+  EXPECT_THAT(html, HasSubstr("<td>&lt;th&gt;&amp;</td>"));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
   EXPECT_THAT(html, HasSubstr("a&amp;b&lt;i&gt;"));
   EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");

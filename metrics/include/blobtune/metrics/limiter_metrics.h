@@ -72,6 +72,8 @@ struct LimiterGauges {
 struct PartitionSnapshot {
   std::string name;
   std::array<uint64_t, kPermitEndCount> permits{};  // Indexed by PermitEnd.
+  HistogramSnapshot success_latency;                // Nanoseconds, the partition's successes.
+  HistogramSnapshot queue_wait;                     // Nanoseconds, the partition's grants.
   std::optional<tuner::PartitionStatus> status;     // Set while the observed limiter exists.
 };
 
@@ -124,6 +126,13 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   [[gnu::noinline]] void OnTimedRelease(tuner::PartitionId partition, tuner::PermitOutcome outcome,
                                         const tuner::Sample& sample);
 
+  // The latency histograms of one partition.
+  struct PartitionHistograms {
+    PartitionHistograms();
+    AtomicHistogram success_latency;
+    AtomicHistogram queue_wait;
+  };
+
   const std::string name_;
   // Indexed by PermitEnd; written on every acquire and release.
   PerThreadCounters permits_{kPermitEndCount};
@@ -138,11 +147,16 @@ class LimiterMetrics final : public tuner::LimiterObserver {
   // For a limiter with partitions: counters indexed by partition x kPermitEndCount + PermitEnd,
   // made when the first such limiter is created (before it grants a permit) and kept.
   std::atomic<PerThreadCounters*> partition_permits_{nullptr};
+  // Likewise, by partition index: set for each partition of such a limiter when it is created.
+  std::array<std::atomic<PartitionHistograms*>, tuner::Limiter::kMaxPartitions>
+      partition_histograms_{};
 
   mutable Mutex link_mu_;
   // The observed limiter, from its creation to its destruction.
   const tuner::Limiter* limiter_ GUARDED_BY(link_mu_) = nullptr;
   std::unique_ptr<PerThreadCounters> partition_permits_owner_ GUARDED_BY(link_mu_);
+  std::vector<std::unique_ptr<PartitionHistograms>> partition_histograms_owner_
+      GUARDED_BY(link_mu_);
   std::vector<std::string> partition_names_ GUARDED_BY(link_mu_);  // Of the last such limiter.
 };
 
