@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "recovery.h"
@@ -50,9 +51,9 @@ class ScoreTest : public ::testing::Test {
   // Successes every 1 / rate s in [from, to), offset by half a gap (so none falls on a window's
   // edge), each of latency `latency_ms`.
   static void Complete(SimulationResult& run, double from, double to, double rate,
-                       double latency_ms) {
+                       double latency_ms, int client = 0) {
     for (double t = from + 0.5 / rate; t < to; t += 1.0 / rate) {
-      run.completions.push_back({t, latency_ms});
+      run.completions.push_back({t, latency_ms, client});
     }
   }
 };
@@ -189,6 +190,40 @@ TEST_F(ScoreTest, FairnessIsJainsIndexOfNormalisedThroughputs) {
   EXPECT_NEAR(*ScoreRun(w, oracle, run).fairness, 1.0, 1e-9);
   run.phases = {Phase(0, 30, {3000, 1000}, 20)};  // x = 1 and 1/3: (4/3)^2 / (2 (1 + 1/9)).
   EXPECT_NEAR(*ScoreRun(w, oracle, run).fairness, 0.8, 1e-9);
+}
+
+TEST_F(ScoreTest, TakeoverCountsFromTheIdleClientsLastSuccess) {
+  // Client 1 stops at 10 s (its concurrency stepped to 0); its last request ends at 10.5 s.
+  Workload w = Steps(2);
+  w.steps = {{.at_s = 10.0,
+              .changes = {{.is_stage = false,
+                           .indices = {1},
+                           .param = ParamChange::Param::kConcurrency,
+                           .value = 0}}}};
+  std::vector<PhaseOracle> oracle = {Oracle(0, 10, 10, 200, 20, 2), Oracle(10, 30, 10, 200, 20, 2)};
+  SimulationResult run;
+  run.phases = {Phase(0, 10, {1000, 1000}, 20), Phase(10, 30, {3500, 50}, 20)};
+  run.limit_changes = {{{0.0, 10}}, {{0.0, 10}}};
+  Complete(run, 0, 10.5, 100, 20, /*client=*/0);
+  Complete(run, 0, 10.5, 100, 20, /*client=*/1);
+  // Client 0 alone: half of X* until 11 s, then X*.
+  Complete(run, 10.5, 11, 100, 20, /*client=*/0);
+  Complete(run, 11, 30, 200, 20, /*client=*/0);
+  // Client 0's completions interleave with client 1's: the run's are in end order.
+  std::sort(run.completions.begin(), run.completions.end(),
+            [](const Completion& a, const Completion& b) { return a.end_s < b.end_s; });
+  Score s = ScoreRun(w, oracle, run);
+  ASSERT_EQ(s.takeovers.size(), 1u);
+  EXPECT_EQ(s.takeovers[0].client, 1);
+  EXPECT_NEAR(s.takeovers[0].idle_s, 10.495, 1e-9);
+  // p50* = 10 ms: of the 100 ms windows sliding from 10.495 by 10 ms, the first with at least 19
+  // successes (0.95 X*) is [10.995, 11.095): 60 round trips after 10.495.
+  ASSERT_TRUE(s.takeovers[0].rtts.has_value());
+  EXPECT_NEAR(*s.takeovers[0].rtts, 60.0, 1.0 + 1e-6);
+
+  // A step that leaves both clients' demand: nobody goes idle.
+  w.steps[0].changes[0].value = 5;
+  EXPECT_TRUE(ScoreRun(w, oracle, run).takeovers.empty());
 }
 
 }  // namespace

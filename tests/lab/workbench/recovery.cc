@@ -89,4 +89,22 @@ std::optional<StepService> ServiceAfterStep(const std::vector<Completion>& compl
   return service;
 }
 
+std::optional<double> TakeoverRtts(const std::vector<Completion>& completions, int idle_client,
+                                   double idle_s, double end_s, const PhaseOracle& oracle,
+                                   double fraction) {
+  const double rtt_s = oracle.p50_ms / 1000.0;
+  if (oracle.throughput <= 0.0 || rtt_s <= 0.0) return std::nullopt;
+  std::vector<Completion> others;
+  for (const Completion& c : completions) {
+    if (c.client != idle_client) others.push_back(c);
+  }
+  const double window_s = kServiceWindowRtts * rtt_s;
+  std::optional<double> reached_at;
+  ForEachWindow(others, idle_s, end_s, window_s, rtt_s, [&](double window_end_s, double count, double) {
+    if (!reached_at && count >= fraction * oracle.throughput * window_s) reached_at = window_end_s;
+  });
+  if (!reached_at) return std::nullopt;
+  return (*reached_at - idle_s) / rtt_s;
+}
+
 }  // namespace blobtune::workbench

@@ -70,6 +70,14 @@ std::optional<StepService> ServiceAfterStep(const std::vector<Completion>& compl
                                             double start_s, double end_s,
                                             const PhaseOracle& oracle);
 
+// When a client goes idle at `idle_s` (its last success ended), how soon the other clients
+// take over the capacity it leaves: the round trips (of the phase's rtt = p50*) from `idle_s` to
+// the end of the first window of kServiceWindowRtts in which the other clients' successes reach
+// `fraction` of the phase's X*; nullopt if none does before `end_s` (or the oracle has no X*).
+std::optional<double> TakeoverRtts(const std::vector<Completion>& completions, int idle_client,
+                                   double idle_s, double end_s, const PhaseOracle& oracle,
+                                   double fraction);
+
 }  // namespace blobtune::workbench
 
 #endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_RECOVERY_H_

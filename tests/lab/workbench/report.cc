@@ -33,6 +33,16 @@ json StepRecoveries(const Score& score) {
   return steps;
 }
 
+json Takeovers(const Workload& workload, const Score& score) {
+  json takeovers = json::array();
+  for (const Takeover& t : score.takeovers) {
+    takeovers.push_back({{"client", workload.clients[static_cast<size_t>(t.client)].name},
+                         {"idle_s", Round(t.idle_s)},
+                         {"rtts", OptionalNumber(t.rtts)}});
+  }
+  return takeovers;
+}
+
 json Fractions(const std::vector<double>& fractions) {
   json steps = json::array();
   for (double fraction : fractions) steps.push_back(Round(fraction));
@@ -126,7 +136,8 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
                          {"misses", misses},
                          {"step_recovery_rtts", StepRecoveries(s)},
                          {"step_service_in_band", Fractions(s.step_service_in_band)},
-                         {"step_limit_in_band", Fractions(s.step_limit_in_band)}});
+                         {"step_limit_in_band", Fractions(s.step_limit_in_band)},
+                         {"takeovers", Takeovers(entry.workload, s)}});
     }
     json workload = {{"name", entry.workload.name}};
     if (!entry.workload.family.empty()) workload["family"] = entry.workload.family;
@@ -157,6 +168,18 @@ std::string ReportJson(const BenchReport& report, const std::string& default_alg
 }
 
 namespace {
+
+// How soon the others took over the capacity of each client a step idled (Score::takeovers).
+void PrintTakeovers(const Workload& workload, const Score& score, std::ostream& out) {
+  for (const Takeover& t : score.takeovers) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "    %s idle from %.3f s: the others reach %.2f of X* after %s round trips\n",
+                  workload.clients[static_cast<size_t>(t.client)].name.c_str(), t.idle_s,
+                  kTakeoverFraction, FormatOptional("%.1f", t.rtts).c_str());
+    out << line;
+  }
+}
 
 // What each client of a workload with partitions got in each phase: goodput, and the response
 // time its callers saw (waiting for a permit included).
@@ -210,7 +233,10 @@ void PrintTable(const BenchReport& report, std::ostream& out) {
                     Format("%.1f", s.throughput).c_str(), Format("%.1f", s.p99_ms).c_str(),
                     Format("%.1f", s.mean_limit).c_str(), missed.empty() ? "-" : missed.c_str());
       out << line;
-      if (!entry.workload.partitions.empty()) PrintClients(entry.workload, run, out);
+      if (!entry.workload.partitions.empty()) {
+        PrintClients(entry.workload, run, out);
+        PrintTakeovers(entry.workload, run.score, out);
+      }
     }
     out << "\n";
   }

@@ -57,6 +57,34 @@ double InBandAfterStep(const std::vector<PhaseOracle>& oracle, const SimulationR
   return lowest;
 }
 
+bool Demands(const ClientSpec& client) {
+  return client.load == ClientSpec::Load::kClosed ? client.concurrency > 0 : client.rate_per_s > 0;
+}
+
+// Score::takeovers: each client whose demand a step drops to 0.
+std::vector<Takeover> Takeovers(const Workload& workload, const std::vector<PhaseOracle>& oracle,
+                                const SimulationResult& run) {
+  std::vector<Takeover> takeovers;
+  if (workload.clients.size() < 2) return takeovers;
+  for (size_t p = 1; p < run.phases.size() && p < oracle.size(); ++p) {
+    const Workload before = PhaseWorkload(workload, p - 1), during = PhaseWorkload(workload, p);
+    const PhaseStats& phase = run.phases[p];
+    for (size_t c = 0; c < workload.clients.size(); ++c) {
+      if (!Demands(before.clients[c]) || Demands(during.clients[c])) continue;
+      Takeover t{.client = static_cast<int>(c), .idle_s = phase.start_s};
+      for (const Completion& done : run.completions) {  // Its requests already waiting finish.
+        if (done.client == t.client && done.end_s < phase.end_s) {
+          t.idle_s = std::max(t.idle_s, done.end_s);
+        }
+      }
+      t.rtts = TakeoverRtts(run.completions, t.client, t.idle_s, phase.end_s, oracle[p],
+                            kTakeoverFraction);
+      takeovers.push_back(t);
+    }
+  }
+  return takeovers;
+}
+
 }  // namespace
 
 Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
@@ -142,6 +170,7 @@ Score ScoreRun(const Workload& workload, const std::vector<PhaseOracle>& oracle,
     }
     if (n > 0 && sum_sq > 0.0) score.fairness = sum * sum / (n * sum_sq);
   }
+  score.takeovers = Takeovers(workload, oracle, run);
   return score;
 }
 

@@ -22,6 +22,10 @@
 //                      of every phase (the steady part), averaged over phases and clients.
 //   fairness         = Jain's index of the clients' throughputs, each divided by its throughput at
 //                      L* (so unequal demands are not unfairness); null for one client.
+//   takeovers        = for each client a step idles (its demand drops to 0 at a phase's start):
+//                      from the end of its last success, the round trips at L* until a window of
+//                      10 of them in which the other clients reach 0.95 X* (recovery.h,
+//                      TakeoverRtts; null: never). A diagnostic of sharing, not part of the bar.
 //
 // Thread-safety: a pure function.
 #ifndef BLOBTUNE_TESTS_LAB_WORKBENCH_SCORE_H_
@@ -36,6 +40,16 @@
 
 namespace blobtune::workbench {
 
+// A client going idle and the others taking over its capacity (see above).
+struct Takeover {
+  int client = 0;
+  double idle_s = 0.0;
+  std::optional<double> rtts;
+};
+
+// The share of the phase's X* the other clients must reach in a takeover.
+inline constexpr double kTakeoverFraction = 0.95;
+
 struct Score {
   double throughput_ratio = 0.0;
   double p99_ratio = 0.0;
@@ -49,6 +63,7 @@ struct Score {
   std::vector<double> step_limit_in_band;
   double limit_cv = 0.0;
   std::optional<double> fairness;
+  std::vector<Takeover> takeovers;
   double regret = 0.0;
   // For the table: time-weighted goodput, p99 and mean limit of the whole run.
   double throughput = 0.0;

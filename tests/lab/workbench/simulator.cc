@@ -411,7 +411,9 @@ void Simulation::Settle(int r, AccessOutcome outcome) {
     double latency_ms = static_cast<double>(now_ - req.granted) / 1e6;
     ++bucket_successes_;
     bucket_latency_ms_ += latency_ms;
-    if (options_.record_completions) result_.completions.push_back({NsToSeconds(now_), latency_ms});
+    if (options_.record_completions) {
+      result_.completions.push_back({NsToSeconds(now_), latency_ms, client});
+    }
   }
   Free(r);
   if (outcome == AccessOutcome::kSuccess && steps_left > 0) {

@@ -87,6 +87,7 @@ struct SeriesPoint {
 struct Completion {
   double end_s = 0.0;       // When its permit ended.
   double latency_ms = 0.0;  // Its access latency.
+  int client = 0;           // Index into Workload::clients.
 };
 
 struct SimulationResult {
