@@ -322,21 +322,23 @@ std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 // A limiter's partitions: a table of what each is configured for and holds now, then one chart
 // with a line per partition (its palette colour, named in the legend).
-std::string PartitionsHtml(const std::vector<PartitionHistory>& partitions, const TimeAxis& axis,
-                           const std::string& x_label) {
+std::string PartitionsHtml(const std::vector<PartitionHistory>& partitions, int limit,
+                           const TimeAxis& axis, const std::string& x_label) {
   std::string html =
       "<table class='partitions'>\n<tr><th>partition</th><th>share</th><th>priority</th>"
-      "<th>guaranteed</th><th>in flight</th><th>waiting</th></tr>\n";
+      "<th>guaranteed</th><th>in flight</th><th>of the limit</th><th>waiting</th></tr>\n";
   for (const PartitionHistory& p : partitions) {
     const std::string name = svg::EscapeXml(p.name);
     auto cell = [](const std::string& text) { return "<td>" + svg::EscapeXml(text) + "</td>"; };
     html += "<tr data-partition='" + name + "'><td>" + name + "</td>";
     if (const std::optional<tuner::PartitionStatus>& status = p.last.status) {
+      const std::string held =
+          limit > 0 ? Fixed(100.0 * status->inflight / limit, 0) + "%" : std::string("-");
       html += cell(Fixed(status->options.share, 2)) + cell(std::to_string(status->options.priority)) +
               cell(std::to_string(status->guaranteed)) + cell(std::to_string(status->inflight)) +
-              cell(std::to_string(status->waiting));
+              cell(held) + cell(std::to_string(status->waiting));
     } else {
-      html += "<td colspan='5'>no limiter</td>";
+      html += "<td colspan='6'>no limiter</td>";
     }
     html += "</tr>\n";
   }
@@ -434,7 +436,9 @@ std::string StatusPage::Html(int refresh_seconds) const {
       chart.panels = {std::move(limits), std::move(goodput), std::move(latency), std::move(wait),
                       std::move(refused)};
       body += svg::ChartSvg(chart);
-      if (!h->partitions.empty()) body += PartitionsHtml(h->partitions, axis, x_label);
+      if (!h->partitions.empty()) {
+        body += PartitionsHtml(h->partitions, s.gauges ? s.gauges->limit : 0, axis, x_label);
+      }
       body += "</section>\n";
     }
     for (const auto& [name, h] : stores_) {

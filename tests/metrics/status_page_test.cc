@@ -229,7 +229,7 @@ TEST(StatusPageTest, ALimiterWithPartitionsGetsATableAndALinePerPartition) {
   }
   const std::string html = page.Html();
   EXPECT_THAT(html, HasSubstr("<tr data-partition='interactive'><td>interactive</td><td>0.30</td>"
-                              "<td>1</td><td>3</td><td>2</td><td>2</td></tr>"));
+                              "<td>1</td><td>3</td><td>2</td><td>20%</td><td>2</td></tr>"));
   EXPECT_THAT(html, HasSubstr("<tr data-partition='bulk'><td>bulk</td><td>0.70</td>"));
   for (const std::string name : {"interactive", "bulk"}) {
     // Gauges from the first record, rates and quantiles from the second.
