@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <string_view>
 
 #include "common/http_connection.h"
 
@@ -57,14 +58,16 @@ asio::awaitable<void> SleepUntil(SteadyTime when) {
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
-// One run's state; everything runs on one io_context thread.
+// One load's state: its coroutines, counters and latencies. Thread-safety: every Runner of a run
+// lives on that run's one io_context thread.
 class Runner {
  public:
   Runner(asio::io_context& io, const LoadOptions& options, asio::ip::tcp::endpoint server)
       : io_(io), options_(options), server_(server), rng_(options.seed) {}
 
-  void Start() {
-    start_ = std::chrono::steady_clock::now();
+  // Spawns the load's coroutines; its warm-up and measured window count from `start`.
+  void Start(SteadyTime start) {
+    start_ = start;
     measure_from_ = start_ + ToDuration(options_.warmup_seconds);
     end_ = measure_from_ + ToDuration(options_.seconds);
     if (options_.mode == LoadMode::kClosed) {
@@ -76,6 +79,7 @@ class Runner {
     }
   }
 
+  // The figures, once the io_context has run out of work.
   LoadResult Finish() {
     result_.measured_seconds = options_.seconds;
     result_.ok = Summarize(std::move(ok_ms_));
@@ -97,7 +101,7 @@ class Runner {
 
   HttpClientOptions ClientOptions() const {
     return {.timeout = options_.timeout,
-            .upload_time = options_.upload_time,
+            .upload_time = std::chrono::round<std::chrono::microseconds>(options_.upload_time),
             .expect_continue_bytes = options_.expect_continue_bytes};
   }
 
@@ -236,6 +240,31 @@ StatusOr<asio::ip::tcp::endpoint> Endpoint(const LoadOptions& options) {
 
 }  // namespace
 
+Status LoadOptions::Validate() const {
+  // Written so that NaN fails every check (!(x > 0) rather than x <= 0).
+  auto invalid = [](std::string_view field, std::string_view rule) {
+    return Status::InvalidArgument(std::string(field) + " " + std::string(rule));
+  };
+  if (port == 0) return invalid("port", "must be 1..65535");
+  if (connections < 1 || connections > 10000) return invalid("connections", "must be 1..10000");
+  if (!(rate > 0) || rate > 1e6) return invalid("rate", "must be in (0, 1000000]");
+  if (max_connections < 1 || max_connections > 10000) {
+    return invalid("max_connections", "must be 1..10000");
+  }
+  if (!(seconds > 0) || seconds > 86400) return invalid("seconds", "must be in (0, 86400]");
+  if (!(warmup_seconds >= 0) || warmup_seconds > 3600) {
+    return invalid("warmup_seconds", "must be 0..3600");
+  }
+  if (!(put_fraction >= 0) || put_fraction > 1) return invalid("put_fraction", "must be 0..1");
+  if (size > (size_t{64} << 20)) return invalid("size", "must be at most 64M");
+  if (timeout.count() < 1) return invalid("timeout", "must be >= 1");
+  // In milliseconds, the unit of --upload-ms.
+  if (!(upload_time.count() >= 0) || upload_time.count() > 60'000) {
+    return invalid("upload_time", "must be 0..60000");
+  }
+  return Status::Ok();
+}
+
 std::string LoadBlobId(const LoadOptions& options, uint64_t n) {
   return options.id_prefix + "-" + std::to_string(n);
 }
@@ -268,19 +297,41 @@ std::string LoadBlobBody(const LoadOptions& options, uint64_t n) {
   return std::string(reinterpret_cast<const char*>(words.data()), options.size);
 }
 
-StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
-  StatusOr<asio::ip::tcp::endpoint> server = Endpoint(options);
+StatusOr<std::vector<LoadResult>> RunLoads(const std::vector<LoadOptions>& loads) {
+  if (loads.empty()) return Status::InvalidArgument("no load to run");
+  StatusOr<asio::ip::tcp::endpoint> server = Endpoint(loads.front());
   if (!server.ok()) return server.status();
+  for (size_t i = 0; i < loads.size(); ++i) {
+    const std::string which = "load " + std::to_string(i + 1);
+    if (Status valid = loads[i].Validate(); !valid.ok()) return valid.WithContext(which);
+    StatusOr<asio::ip::tcp::endpoint> its_server = Endpoint(loads[i]);
+    if (!its_server.ok()) return its_server.status().WithContext(which);
+    if (*its_server != *server) {
+      return Status::InvalidArgument(which + " names another server than load 1");
+    }
+  }
   asio::io_context io(1);
   Status reachable;
-  asio::co_spawn(io, Probe(*server, options.timeout, &reachable), asio::detached);
+  asio::co_spawn(io, Probe(*server, loads.front().timeout, &reachable), asio::detached);
   io.run();
   if (!reachable.ok()) return reachable;
   io.restart();
-  Runner runner(io, options, *server);
-  runner.Start();
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (const LoadOptions& options : loads) {
+    runners.push_back(std::make_unique<Runner>(io, options, *server));
+  }
+  const SteadyTime start = std::chrono::steady_clock::now();
+  for (const std::unique_ptr<Runner>& runner : runners) runner->Start(start);
   io.run();
-  return runner.Finish();
+  std::vector<LoadResult> results;
+  for (const std::unique_ptr<Runner>& runner : runners) results.push_back(runner->Finish());
+  return results;
+}
+
+StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
+  StatusOr<std::vector<LoadResult>> results = RunLoads({options});
+  if (!results.ok()) return results.status();
+  return std::move(results->front());
 }
 
 VerifyResult VerifyPuts(const LoadOptions& options, const std::vector<uint64_t>& acknowledged) {

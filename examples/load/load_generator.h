@@ -1,17 +1,24 @@
 // LoadGenerator: drives blobtune-server with a closed-loop load (N connections, each sending its
 // next request when the last is answered) or an open-loop one (requests at a fixed Poisson rate
 // whatever the answers, from a pool of keep-alive connections), records every answer's status
-// and latency, and can read back every acknowledged PUT to check that none was lost.
+// and latency, and can read back every acknowledged PUT to check that none was lost. Several
+// loads (an interactive client beside a bulk sync, each in its own partition) can run at once
+// over the same measured window.
 //
 //   LoadOptions options{.port = 8080, .mode = LoadMode::kOpen, .rate = 2000, .seconds = 10};
 //   StatusOr<LoadResult> result = RunLoad(options);
 //   VerifyResult verified = VerifyPuts(options, result->acknowledged);
 //
+//   LoadOptions bulk = options;
+//   bulk.mode = LoadMode::kClosed;
+//   bulk.id_prefix = "load-bulk";  // Ids of their own, so that each load verifies its PUTs.
+//   StatusOr<std::vector<LoadResult>> both = RunLoads({options, bulk});
+//
 // Latency in open loop runs from the request's scheduled time, not its send time, so a client
 // that falls behind does not hide the server's queueing (no coordinated omission).
 //
-// Thread-safety: RunLoad and VerifyPuts run their own io_context on the calling thread; calls
-// are independent.
+// Thread-safety: RunLoads, RunLoad and VerifyPuts run their own io_context on the calling
+// thread; calls are independent.
 #ifndef BLOBTUNE_EXAMPLES_LOAD_LOAD_GENERATOR_H_
 #define BLOBTUNE_EXAMPLES_LOAD_LOAD_GENERATOR_H_
 
@@ -45,8 +52,10 @@ struct LoadOptions {
   double put_fraction = 0.5;
   // PUT body size in bytes. Default: 4096.
   size_t size = 4096;
-  // Each PUT body is sent over this long (a client on a slow link); 0: at once. Default: 0.
-  std::chrono::microseconds upload_time{0};
+  // Each PUT body is sent over this long (a client on a slow link); 0: at once. Fractional
+  // milliseconds, as --upload-ms is typed, so that Validate() judges the value as given.
+  // Default: 0.
+  std::chrono::duration<double, std::milli> upload_time{0};
   // PUT bodies of at least this many bytes ask first with "Expect: 100-continue", so that a
   // refused one is never sent (HttpClientOptions::expect_continue_bytes); 0: never. Default: 0.
   uint64_t expect_continue_bytes = 0;
@@ -59,6 +68,10 @@ struct LoadOptions {
   // Per-request socket timeout. Default: 10 s.
   std::chrono::milliseconds timeout{10'000};
   uint64_t seed = 1;
+
+  // OK, or INVALID_ARGUMENT whose message begins with the field out of range
+  // ("rate must be in (0, 1000000]"); load_flags.h says it with the flag's name.
+  Status Validate() const;
 };
 
 // One class of answers (e.g. all 2xx) in the measured window.
@@ -92,7 +105,15 @@ struct VerifyResult {
 std::string LoadBlobId(const LoadOptions& options, uint64_t n);
 std::string LoadBlobBody(const LoadOptions& options, uint64_t n);
 
-// Runs the load. UNAVAILABLE if the server cannot be reached at all.
+// Runs every load at once, each its own closed or open loop, on one io_context on the calling
+// thread, from one common start: each load's warm-up and measured window count from it, so that
+// loads with equal warmup_seconds and seconds measure the same window. The results are in the
+// loads' order. INVALID_ARGUMENT if there is no load, if one fails Validate() or if they name
+// different servers; UNAVAILABLE if the server cannot be reached at all (one probe, with the
+// first load's timeout).
+StatusOr<std::vector<LoadResult>> RunLoads(const std::vector<LoadOptions>& loads);
+
+// RunLoads of the one load.
 StatusOr<LoadResult> RunLoad(const LoadOptions& options);
 
 // GETs every acknowledged PUT (retrying 503s) and compares it with what was sent.

@@ -104,7 +104,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   if (!(upload_ms >= 0) || upload_ms > 60'000) {
     return cli.BadValue("--upload-ms", "must be 0..60000", upload_ms);
   }
-  o.upload_time = std::chrono::microseconds(std::llround(upload_ms * 1000));
+  o.upload_time = std::chrono::duration<double, std::milli>(upload_ms);
   o.timeout = std::chrono::milliseconds(timeout_ms);
   if (flags->max_ok_p99_ms < 0) {
     return cli.BadValue("--max-ok-p99-ms", "must be >= 0", flags->max_ok_p99_ms);
