@@ -10,12 +10,12 @@
 #include <utility>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "common/command_line.h"
+#include "load_flags.h"
 #include "load_generator.h"
 
 namespace {
@@ -73,39 +73,16 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "exit 1 if the p99 latency of 2xx answers is above this")(
       "json", po::bool_switch(&flags->json), "also print one JSON line with the figures");
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
-  if (mode == "closed") {
-    o.mode = load::LoadMode::kClosed;
-  } else if (mode == "open") {
-    o.mode = load::LoadMode::kOpen;
-  } else {
-    return cli.BadValue("--mode", "must be closed or open", mode);
+  if (Status set = load::SetLoadFlag("mode", mode, o); !set.ok()) {
+    return cli.UsageError("--" + std::string(set.message()));
   }
-  if (o.port == 0) return cli.BadValue("--port", "must be 1..65535", o.port);
-  if (o.connections < 1 || o.connections > 10000) {
-    return cli.BadValue("--connections", "must be 1..10000", o.connections);
-  }
-  if (!(o.rate > 0) || o.rate > 1e6) return cli.BadValue("--rate", "must be in (0, 1000000]", o.rate);
-  if (o.max_connections < 1 || o.max_connections > 10000) {
-    return cli.BadValue("--max-connections", "must be 1..10000", o.max_connections);
-  }
-  if (!(o.seconds > 0) || o.seconds > 86400) {
-    return cli.BadValue("--seconds", "must be in (0, 86400]", o.seconds);
-  }
-  if (!(o.warmup_seconds >= 0) || o.warmup_seconds > 3600) {
-    return cli.BadValue("--warmup", "must be 0..3600", o.warmup_seconds);
-  }
-  if (!(o.put_fraction >= 0) || o.put_fraction > 1) {
-    return cli.BadValue("--put-fraction", "must be 0..1", o.put_fraction);
-  }
-  if (size.bytes > (size_t{64} << 20)) return cli.BadValue("--size", "must be at most 64M", size);
   o.size = size.bytes;
   o.expect_continue_bytes = expect_continue.bytes;
-  if (timeout_ms < 1) return cli.BadValue("--timeout-ms", "must be >= 1", timeout_ms);
-  if (!(upload_ms >= 0) || upload_ms > 60'000) {
-    return cli.BadValue("--upload-ms", "must be 0..60000", upload_ms);
-  }
   o.upload_time = std::chrono::duration<double, std::milli>(upload_ms);
   o.timeout = std::chrono::milliseconds(timeout_ms);
+  if (Status valid = o.Validate(); !valid.ok()) {
+    return cli.UsageError(load::InFlagWords(valid, o, "--"));
+  }
   if (flags->max_ok_p99_ms < 0) {
     return cli.BadValue("--max-ok-p99-ms", "must be >= 0", flags->max_ok_p99_ms);
   }
