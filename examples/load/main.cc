@@ -1,20 +1,26 @@
 // blobtune-load: closed- or open-loop HTTP load against blobtune-server on loopback; prints
 // throughput, answers by status and latency quantiles, and with --verify reads back every
-// acknowledged PUT.
+// acknowledged PUT. With --class it runs several classes of load at once over one measured
+// window (an interactive client beside a bulk sync, each in its own partition) and reports each.
 //
 //   build/bin/blobtune-load --port 8080 --mode closed --connections 32 --seconds 10
 //   build/bin/blobtune-load --port 8080 --mode open --rate 4000 --seconds 60 --verify
+//   build/bin/blobtune-load --port 8080 --seconds 30   # one command line:
+//     --class 'interactive: mode=open rate=20 put-fraction=0.5 size=16K partition=interactive'
+//     --class 'bulk: mode=closed connections=64 put-fraction=1 size=64K partition=bulk'
 //
-// Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms was exceeded;
-// 2 for bad flags; 3 if the server could not be reached.
+// Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms was exceeded
+// (in any class); 2 for bad flags; 3 if the server could not be reached.
 #include <utility>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "common/command_line.h"
+#include "load_class.h"
 #include "load_flags.h"
 #include "load_generator.h"
 
@@ -25,6 +31,7 @@ using namespace blobtune;
 
 struct Flags {
   load::LoadOptions load;
+  std::vector<load::LoadClass> classes;  // Empty without --class.
   bool verify = false;
   bool json = false;
   double max_ok_p99_ms = 0;  // 0: no check.
@@ -40,12 +47,23 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   double upload_ms = 0;
   ByteSize size{o.size};
   ByteSize expect_continue{o.expect_continue_bytes};
+  std::vector<std::string> class_specs;
+  const std::string class_help =
+      "a class of load run at once with the others (repeatable): NAME (letters, digits, _ and -) "
+      "and the flags above that are its own, without --: " +
+      load::PerClassFlagList() +
+      "; the others are shared. Its ids are PREFIX-NAME-N (example below)";
   CommandLine cli("blobtune-load",
                   "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, "
                   "one request\neach at a time) or open loop (Poisson arrivals at --rate, whatever "
-                  "the answers).\nPUTs go to new ids, GETs to ids already acknowledged.\n",
+                  "the answers).\nPUTs go to new ids, GETs to ids already acknowledged. With "
+                  "--class, several classes of load\nrun at once (an interactive client beside a "
+                  "bulk sync), each reported on its own.\n",
+                  "A class: --class 'bulk: mode=closed connections=64 put-fraction=1 "
+                  "partition=bulk'\n\n"
                   "Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms "
-                  "was exceeded;\n2 for bad flags; 3 if the server could not be reached.\n");
+                  "was exceeded\n(in any class); 2 for bad flags; 3 if the server could not be "
+                  "reached.\n");
   cli.Add()("host", cli.Value(&o.host, "HOST"), "server address")(
       "port", cli.Value(&o.port, "PORT"), "server port")(
       "mode", cli.Value(&mode, "MODE"), "closed or open")(
@@ -67,11 +85,13 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "the server's partition the requests wait in (sent as Blobtune-Partition)")(
       "id-prefix", cli.Value(&o.id_prefix, "PREFIX"), "ids are PREFIX-N; use a new prefix per run")(
       "timeout-ms", cli.Value(&timeout_ms, "MS"), "per-request timeout")(
-      "seed", cli.Value(&o.seed, "N"), "random seed")(
+      "seed", cli.Value(&o.seed, "N"), "random seed (each class derives its own from it)")(
+      "class", po::value(&class_specs)->value_name("'NAME: KEY=VALUE ...'"), class_help.c_str())(
       "verify", po::bool_switch(&flags->verify), "read back every acknowledged PUT afterwards")(
       "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms)->value_name("MS"),
-      "exit 1 if the p99 latency of 2xx answers is above this")(
-      "json", po::bool_switch(&flags->json), "also print one JSON line with the figures");
+      "exit 1 if the p99 latency of 2xx answers (of any class) is above this")(
+      "json", po::bool_switch(&flags->json),
+      "also print one JSON line with the figures (one per class)");
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (Status set = load::SetLoadFlag("mode", mode, o); !set.ok()) {
     return cli.UsageError("--" + std::string(set.message()));
@@ -86,7 +106,36 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   if (flags->max_ok_p99_ms < 0) {
     return cli.BadValue("--max-ok-p99-ms", "must be >= 0", flags->max_ok_p99_ms);
   }
+  StatusOr<std::vector<load::LoadClass>> classes = load::ParseLoadClasses(class_specs, o);
+  if (!classes.ok()) return cli.UsageError("--class: " + std::string(classes.status().message()));
+  flags->classes = *std::move(classes);
   return -1;
+}
+
+// "NAME: " before a class's lines; nothing for the one load of a run without --class.
+std::string Label(const load::LoadClass& run) { return run.name.empty() ? "" : run.name + ": "; }
+
+uint64_t Answered(const load::LoadResult& result) {
+  uint64_t answered = 0;
+  for (const auto& [status, count] : result.by_status) answered += count;
+  return answered;
+}
+
+// What the run is about to do, before it starts.
+void PrintHeader(const load::LoadClass& run) {
+  const load::LoadOptions& o = run.options;
+  const std::string label = Label(run);
+  if (o.mode == load::LoadMode::kClosed) {
+    std::printf("blobtune-load: %sclosed loop, %d connections, %.0f s (+%.0f s warm-up) against "
+                "%s:%u, %.0f%% PUT of %zu bytes\n",
+                label.c_str(), o.connections, o.seconds, o.warmup_seconds, o.host.c_str(), o.port,
+                o.put_fraction * 100, o.size);
+  } else {
+    std::printf("blobtune-load: %sopen loop, %.0f requests/s, %.0f s (+%.0f s warm-up) against "
+                "%s:%u, %.0f%% PUT of %zu bytes\n",
+                label.c_str(), o.rate, o.seconds, o.warmup_seconds, o.host.c_str(), o.port,
+                o.put_fraction * 100, o.size);
+  }
 }
 
 void PrintLatency(const char* name, const load::LatencySummary& s) {
@@ -94,80 +143,92 @@ void PrintLatency(const char* name, const load::LatencySummary& s) {
               static_cast<unsigned long long>(s.count), s.p50_ms, s.p90_ms, s.p99_ms, s.max_ms);
 }
 
+// The measured window's answers and latencies; a class's headed by its name.
+void PrintResult(const load::LoadClass& run, const load::LoadResult& result) {
+  if (!run.name.empty()) std::printf("%s:\n", run.name.c_str());
+  const uint64_t answered = Answered(result);
+  std::printf("  answered %llu (%.0f/s), 2xx %.0f/s, transport errors %llu, unsent %llu, "
+              "connections opened %d\n",
+              static_cast<unsigned long long>(answered),
+              static_cast<double>(answered) / result.measured_seconds, result.ok_per_second,
+              static_cast<unsigned long long>(result.transport_errors),
+              static_cast<unsigned long long>(result.unsent), result.connections_opened);
+  std::printf("  by status:");
+  for (const auto& [status, count] : result.by_status) {
+    std::printf(" %u=%llu", status, static_cast<unsigned long long>(count));
+  }
+  std::printf("\n  %-6s %9s %9s %9s %9s %9s   (ms)\n", "", "count", "p50", "p90", "p99", "max");
+  PrintLatency("2xx", result.ok);
+  PrintLatency("503", result.unavailable);
+  if (run.options.mode == load::LoadMode::kOpen) PrintLatency("lag", result.send_lag);
+}
+
+void PrintVerified(const load::VerifyResult& verified) {
+  std::printf("  verify: %llu acknowledged PUTs, %llu intact, %llu missing, %llu corrupt, "
+              "%llu unreadable\n",
+              static_cast<unsigned long long>(verified.checked),
+              static_cast<unsigned long long>(verified.intact),
+              static_cast<unsigned long long>(verified.missing),
+              static_cast<unsigned long long>(verified.corrupt),
+              static_cast<unsigned long long>(verified.unreadable));
+}
+
+// One JSON line of figures; a class's begins with "class":"NAME" (names need no escaping).
+void PrintJson(const load::LoadClass& run, const load::LoadResult& result,
+               const load::VerifyResult& verified) {
+  const std::string class_field = run.name.empty() ? "" : "\"class\":\"" + run.name + "\",";
+  std::printf("{%s\"answered_per_s\":%.1f,\"ok_per_s\":%.1f,\"ok\":%llu,\"unavailable\":%llu,"
+              "\"ok_p50_ms\":%.3f,\"ok_p99_ms\":%.3f,\"ok_max_ms\":%.3f,\"unavailable_p99_ms\":"
+              "%.3f,\"transport_errors\":%llu,\"unsent\":%llu,\"send_lag_p99_ms\":%.3f,"
+              "\"acknowledged\":%zu,"
+              "\"verified_intact\":%llu,\"verified_checked\":%llu}\n",
+              class_field.c_str(), static_cast<double>(Answered(result)) / result.measured_seconds,
+              result.ok_per_second, static_cast<unsigned long long>(result.ok.count),
+              static_cast<unsigned long long>(result.unavailable.count), result.ok.p50_ms,
+              result.ok.p99_ms, result.ok.max_ms, result.unavailable.p99_ms,
+              static_cast<unsigned long long>(result.transport_errors),
+              static_cast<unsigned long long>(result.unsent), result.send_lag.p99_ms,
+              result.acknowledged.size(), static_cast<unsigned long long>(verified.intact),
+              static_cast<unsigned long long>(verified.checked));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
   if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
-  const load::LoadOptions& o = flags.load;
-
-  if (o.mode == load::LoadMode::kClosed) {
-    std::printf("blobtune-load: closed loop, %d connections, %.0f s (+%.0f s warm-up) against %s:%u,"
-                " %.0f%% PUT of %zu bytes\n",
-                o.connections, o.seconds, o.warmup_seconds, o.host.c_str(), o.port,
-                o.put_fraction * 100, o.size);
-  } else {
-    std::printf("blobtune-load: open loop, %.0f requests/s, %.0f s (+%.0f s warm-up) against %s:%u,"
-                " %.0f%% PUT of %zu bytes\n",
-                o.rate, o.seconds, o.warmup_seconds, o.host.c_str(), o.port, o.put_fraction * 100,
-                o.size);
+  // Without --class, the one load is a class without a name, reported as it always was.
+  std::vector<load::LoadClass> runs = flags.classes;
+  if (runs.empty()) runs.push_back({.name = "", .options = flags.load});
+  std::vector<load::LoadOptions> loads;
+  for (const load::LoadClass& run : runs) {
+    PrintHeader(run);
+    loads.push_back(run.options);
   }
   std::fflush(stdout);
-  StatusOr<load::LoadResult> result = load::RunLoad(o);
-  if (!result.ok()) {
-    std::cerr << "blobtune-load: " << result.status().ToString() << "\n";
+  StatusOr<std::vector<load::LoadResult>> results = load::RunLoads(loads);
+  if (!results.ok()) {
+    std::cerr << "blobtune-load: " << results.status().ToString() << "\n";
     return 3;
   }
-  uint64_t answered = 0;
-  for (const auto& [status, count] : result->by_status) answered += count;
-  std::printf("  answered %llu (%.0f/s), 2xx %.0f/s, transport errors %llu, unsent %llu, "
-              "connections opened %d\n",
-              static_cast<unsigned long long>(answered),
-              static_cast<double>(answered) / result->measured_seconds, result->ok_per_second,
-              static_cast<unsigned long long>(result->transport_errors),
-              static_cast<unsigned long long>(result->unsent), result->connections_opened);
-  std::printf("  by status:");
-  for (const auto& [status, count] : result->by_status) {
-    std::printf(" %u=%llu", status, static_cast<unsigned long long>(count));
-  }
-  std::printf("\n  %-6s %9s %9s %9s %9s %9s   (ms)\n", "", "count", "p50", "p90", "p99", "max");
-  PrintLatency("2xx", result->ok);
-  PrintLatency("503", result->unavailable);
-  if (o.mode == load::LoadMode::kOpen) PrintLatency("lag", result->send_lag);
-
   int exit_code = 0;
-  load::VerifyResult verified;
-  if (flags.verify) {
-    verified = load::VerifyPuts(o, result->acknowledged);
-    std::printf("  verify: %llu acknowledged PUTs, %llu intact, %llu missing, %llu corrupt, "
-                "%llu unreadable\n",
-                static_cast<unsigned long long>(verified.checked),
-                static_cast<unsigned long long>(verified.intact),
-                static_cast<unsigned long long>(verified.missing),
-                static_cast<unsigned long long>(verified.corrupt),
-                static_cast<unsigned long long>(verified.unreadable));
-    if (!verified.ok()) exit_code = 1;
-  }
-  if (flags.max_ok_p99_ms > 0 && result->ok.p99_ms > flags.max_ok_p99_ms) {
-    std::printf("  FAIL: 2xx p99 %.2f ms is over --max-ok-p99-ms %.2f\n", result->ok.p99_ms,
-                flags.max_ok_p99_ms);
-    exit_code = 1;
+  std::vector<load::VerifyResult> verified(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const load::LoadResult& result = (*results)[i];
+    PrintResult(runs[i], result);
+    if (flags.verify) {
+      verified[i] = load::VerifyPuts(runs[i].options, result.acknowledged);
+      PrintVerified(verified[i]);
+      if (!verified[i].ok()) exit_code = 1;
+    }
+    if (flags.max_ok_p99_ms > 0 && result.ok.p99_ms > flags.max_ok_p99_ms) {
+      std::printf("  FAIL: %s2xx p99 %.2f ms is over --max-ok-p99-ms %.2f\n",
+                  Label(runs[i]).c_str(), result.ok.p99_ms, flags.max_ok_p99_ms);
+      exit_code = 1;
+    }
   }
   if (flags.json) {
-    std::printf("{\"answered_per_s\":%.1f,\"ok_per_s\":%.1f,\"ok\":%llu,\"unavailable\":%llu,"
-                "\"ok_p50_ms\":%.3f,\"ok_p99_ms\":%.3f,\"ok_max_ms\":%.3f,\"unavailable_p99_ms\":"
-                "%.3f,\"transport_errors\":%llu,\"unsent\":%llu,\"send_lag_p99_ms\":%.3f,"
-                "\"acknowledged\":%zu,"
-                "\"verified_intact\":%llu,\"verified_checked\":%llu}\n",
-                static_cast<double>(answered) / result->measured_seconds, result->ok_per_second,
-                static_cast<unsigned long long>(result->ok.count),
-                static_cast<unsigned long long>(result->unavailable.count), result->ok.p50_ms,
-                result->ok.p99_ms, result->ok.max_ms, result->unavailable.p99_ms,
-                static_cast<unsigned long long>(result->transport_errors),
-                static_cast<unsigned long long>(result->unsent), result->send_lag.p99_ms,
-                result->acknowledged.size(),
-                static_cast<unsigned long long>(verified.intact),
-                static_cast<unsigned long long>(verified.checked));
+    for (size_t i = 0; i < runs.size(); ++i) PrintJson(runs[i], (*results)[i], verified[i]);
   }
   return exit_code;
 }
