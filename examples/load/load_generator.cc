@@ -52,6 +52,14 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A request of the load: in its partition, if it names one.
+examples::HttpRequest LoadRequest(const LoadOptions& options, http::verb verb, std::string target,
+                                  std::string body) {
+  examples::HttpRequest request = examples::MakeRequest(verb, std::move(target), std::move(body));
+  if (!options.partition.empty()) request.set("Blobtune-Partition", options.partition);
+  return request;
+}
+
 asio::awaitable<void> SleepUntil(SteadyTime when) {
   asio::steady_timer timer(co_await asio::this_coro::executor, when);
   boost::system::error_code ignored;
@@ -119,9 +127,8 @@ class Runner {
     std::string body = put ? LoadBlobBody(options_, n) : std::string();
     const http::verb verb = put ? http::verb::put : http::verb::get;
     const SteadyTime sent = std::chrono::steady_clock::now();
-    examples::HttpRequest request =
-        examples::MakeRequest(verb, std::move(target), std::move(body));
-    if (!options_.partition.empty()) request.set("Blobtune-Partition", options_.partition);
+    // Named, not a temporary beside the co_await (see Probe).
+    examples::HttpRequest request = LoadRequest(options_, verb, std::move(target), std::move(body));
     StatusOr<HttpResponse> reply = co_await connection.Send(std::move(request));
     const SteadyTime done = std::chrono::steady_clock::now();
     // 201: stored a new blob; 200: replaced one (a store that already held this id).
@@ -212,8 +219,9 @@ asio::awaitable<void> VerifyWorker(const LoadOptions& options, asio::ip::tcp::en
     StatusOr<HttpResponse> reply = Status::Unavailable("not sent");
     // The server may still be shedding load: retry 503s and transport errors for a while.
     for (int attempt = 0; attempt < 50; ++attempt) {
-      std::string target = "/blobs/" + options.ns + "/" + LoadBlobId(options, n);
-      reply = co_await connection.Send(http::verb::get, std::move(target));
+      examples::HttpRequest request = LoadRequest(
+          options, http::verb::get, "/blobs/" + options.ns + "/" + LoadBlobId(options, n), "");
+      reply = co_await connection.Send(std::move(request));
       if (reply.ok() && reply->result_int() != 503) break;
       co_await SleepUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
     }

@@ -116,7 +116,8 @@ StatusOr<std::vector<LoadResult>> RunLoads(const std::vector<LoadOptions>& loads
 // RunLoads of the one load.
 StatusOr<LoadResult> RunLoad(const LoadOptions& options);
 
-// GETs every acknowledged PUT (retrying 503s) and compares it with what was sent.
+// GETs every acknowledged PUT (retrying 503s; in the load's partition) and compares it with what
+// was sent.
 VerifyResult VerifyPuts(const LoadOptions& options, const std::vector<uint64_t>& acknowledged);
 
 }  // namespace blobtune::load
