@@ -3,9 +3,10 @@
     with LoadedServer(args.server, args.load, ["--connections", "8"]) as server:
         urllib.request.urlopen(server.base + "/metrics")
 
-The server keeps its blobs in a scratch directory, `work` (the test may use it too); the load runs
-(for up to ten minutes) until the `with` block ends, when both get SIGTERM (SIGKILL after 30 s)
-and the directory is removed. A server that does not say it listens raises RuntimeError.
+`server_flags` go on the server's command line (its partitions, say). The server keeps its blobs
+in a scratch directory, `work` (the test may use it too); the load runs (for up to ten minutes)
+until the `with` block ends, when both get SIGTERM (SIGKILL after 30 s) and the directory is
+removed. A server that does not say it listens raises RuntimeError.
 """
 import os
 import re
@@ -15,10 +16,10 @@ import tempfile
 
 
 class LoadedServer:
-    def __init__(self, server, load, load_flags):
+    def __init__(self, server, load, load_flags, server_flags=()):
         self.work = tempfile.mkdtemp(prefix="blobtune-loaded-")
         self._command = [server, "--data-dir", os.path.join(self.work, "data"),
-                         "--listen", "127.0.0.1:0"]
+                         "--listen", "127.0.0.1:0"] + list(server_flags)
         self._load = [load] + list(load_flags) + ["--seconds", "600"]
         self._children = []
         self.port = None

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The status page in a real browser.
 
-Starts blobtune-server on 127.0.0.1:0, drives it with blobtune-load, waits (polling GET /status,
-with a deadline) until every limiter's chart has a limit series of at least 5 points, then has
-headless Chromium load /status and let its refresh script run: Chromium must report no console
-message at all, the script must have swapped the charts in at least once, and the DOM it ends
-with must hold one chart per limiter whose series have moved, a queue-wait chart, the
-wall-clock time of the latest sample (within a minute of this test's clock), the server's
+Starts blobtune-server on 127.0.0.1:0 with two partitions, drives it with one blobtune-load of two
+classes (one per partition), waits (polling GET /status, with a deadline) until every limiter's
+chart has a limit series of at least 5 points and each partition's goodput line has points, then
+has headless Chromium load /status and let its refresh script run: Chromium must report no
+console message at all, the script must have swapped the charts in at least once, and the DOM it
+ends with must hold one chart per limiter whose series have moved, a queue-wait chart, per
+partition a row of the partition table and its lines (in flight with at least 5 points, goodput),
+the wall-clock time of the latest sample (within a minute of this test's clock), the server's
 version and uptime, and a fixed five-minute window: every time axis is ticked at whole minutes
 (HH:MM), a fifth of the axis apart, however little history there is. With --screenshot FILE,
 Chromium also saves the page as a PNG. Exits 0 and prints "status page browser test: PASS" on
@@ -25,6 +27,7 @@ import urllib.request
 from loaded_server import LoadedServer
 
 LIMITERS = ("read", "write")
+PARTITIONS = ("interactive", "bulk")
 
 
 class StatusDom(html.parser.HTMLParser):
@@ -39,6 +42,7 @@ class StatusDom(html.parser.HTMLParser):
         self.facts = {}
         self.ticks = {}  # limiter -> [(x, "HH:MM"), ...]
         self.refreshes = 0  # How often the page's script swapped its charts in.
+        self.partition_rows = {}  # limiter -> [partition, ...] of its partition table
         self._section = None
         self._fact = None
         self._tick_x = None
@@ -55,6 +59,9 @@ class StatusDom(html.parser.HTMLParser):
                 self._section = a["data-limiter"]
                 self.limiters[self._section] = {}
                 self.ticks[self._section] = []
+                self.partition_rows[self._section] = []
+        elif tag == "tr" and self._section is not None and "data-partition" in a:
+            self.partition_rows[self._section].append(a["data-partition"])
         elif tag == "polyline" and self._section is not None and "data-series" in a:
             points = self.limiters[self._section].setdefault(a["data-series"], [])
             for pair in a.get("points", "").split():
@@ -123,9 +130,14 @@ def moved(series):
     return any(len({y for _, y in points}) > 1 for points in series.values())
 
 
+def partition_line(series, partition, what):
+    return series.get("partition:%s:%s" % (partition, what), [])
+
+
 def ready(limiters):
     return all(len(limiters.get(name, {}).get("limit", [])) >= 5 for name in LIMITERS) and all(
-        moved(limiters[name]) for name in LIMITERS)
+        moved(limiters[name]) and all(partition_line(limiters[name], p, "goodput")
+                                      for p in PARTITIONS) for name in LIMITERS)
 
 
 def fail(message):
@@ -179,6 +191,14 @@ def check_in_browser(args, url, version, work):
                 name, {k: len(v) for k, v in dom[name].items()}))
         if "wait_p99" not in dom[name]:
             fail("limiter '%s' has no queue-wait chart in the browser" % name)
+        if page.partition_rows.get(name) != list(PARTITIONS):
+            fail("limiter '%s': the partition table's rows are %r, not %r" % (
+                name, page.partition_rows.get(name), list(PARTITIONS)))
+        for p in PARTITIONS:
+            if len(partition_line(dom[name], p, "inflight")) < 5 or not partition_line(
+                    dom[name], p, "goodput"):
+                fail("limiter '%s', partition %s in the browser: series %r" % (
+                    name, p, {k: len(v) for k, v in dom[name].items() if p in k}))
     if browser.stdout.count("<svg") < len(LIMITERS):
         fail("fewer SVG charts than limiters in the browser's DOM")
     if "map use, % of the maximum map size" not in browser.stdout:
@@ -193,7 +213,7 @@ def check_in_browser(args, url, version, work):
         shot = subprocess.run(
             [args.chromium, "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + profile,
-             "--hide-scrollbars", "--window-size=1000,3100",
+             "--hide-scrollbars", "--window-size=1000,5000",
              "--screenshot=" + os.path.abspath(args.screenshot), url],
             capture_output=True, text=True, timeout=120)
         with open(args.screenshot, "rb") as png:
@@ -216,8 +236,11 @@ def main():
     version = version_line.split()[-1]
 
     try:
-        load = ["--mode", "closed", "--connections", "16", "--put-fraction", "0.5", "--size", "4096"]
-        with LoadedServer(args.server, args.load, load) as server:
+        partitions = ["--partition", "interactive=0.3:1", "--partition", "bulk=0.7"]
+        load = ["--size", "4096", "--put-fraction", "0.5",
+                "--class", "interactive: mode=open rate=50 partition=interactive",
+                "--class", "bulk: mode=closed connections=16 partition=bulk"]
+        with LoadedServer(args.server, args.load, load, partitions) as server:
             check_in_browser(args, server.base + "/status", version, server.work)
     except RuntimeError as e:
         fail(str(e))
