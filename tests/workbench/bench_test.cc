@@ -81,6 +81,21 @@ TEST(BenchTest, AnAdaptiveAlgorithmMovesTheLimit) {
   EXPECT_GT(report->workloads[0].runs[0].simulation.limit_changes[0].size(), 1u);
 }
 
+TEST(BenchTest, TheOracleScheduleOfClientsInPartitionsIsOneSharedLimit) {
+  // Two saturating clients share one limiter: the schedule's L* is their total, not each one's.
+  BenchOptions options = QuickOptions({kWorkloads + "/partitions/partition_shares.json"});
+  options.algorithms = {std::string(kOracleSchedule)};
+  StatusOr<BenchReport> report = RunBench(options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const WorkloadReport& entry = report->workloads[0];
+  const Score& oracle = entry.runs[0].score;
+  EXPECT_GE(oracle.throughput_ratio, 0.95);
+  EXPECT_LE(oracle.p99_ratio, 1.25);
+  for (const auto& changes : entry.runs[0].simulation.limit_changes) {
+    for (const auto& [t, limit] : changes) EXPECT_EQ(limit, entry.oracle[0].limit) << t;
+  }
+}
+
 TEST(BenchTest, SameSeedGivesIdenticalJson) {
   std::vector<std::string> files = {kWorkloads + "/multi_client.json",
                                     kWorkloads + "/capacity_halves.json"};

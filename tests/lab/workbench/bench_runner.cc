@@ -16,6 +16,15 @@ namespace {
 // Time series buckets: about 400 per run, none shorter than 50 ms.
 double BucketSeconds(const Workload& w) { return std::max(0.05, w.duration_s / 400.0); }
 
+// The oracle's L* for the phase running `seconds` into the run.
+int OracleLimitAt(const std::vector<PhaseOracle>& oracle, double seconds) {
+  int limit = oracle.front().limit;
+  for (const PhaseOracle& phase : oracle) {
+    if (phase.start_s <= seconds) limit = phase.limit;
+  }
+  return limit;
+}
+
 // The oracle's schedule: the static limit L* of each phase, switched at the phase's start
 // (a clairvoyant static limit, as a reference for what the bar asks of an algorithm).
 class OracleSchedule final : public Admission {
@@ -35,12 +44,7 @@ class OracleSchedule final : public Admission {
     --inflight_;
   }
   int limit() const override {
-    double now_s = std::chrono::duration<double>(clock_.Now() - epoch_).count();
-    int limit = oracle_.front().limit;
-    for (const PhaseOracle& phase : oracle_) {
-      if (phase.start_s <= now_s) limit = phase.limit;
-    }
-    return limit;
+    return OracleLimitAt(oracle_, std::chrono::duration<double>(clock_.Now() - epoch_).count());
   }
   int inflight() const override { return inflight_; }
 
@@ -49,6 +53,33 @@ class OracleSchedule final : public Admission {
   const Clock& clock_;
   const TimePoint epoch_;
   int inflight_ = 0;
+};
+
+// The same schedule as a limit algorithm, for clients that share one limiter through partitions
+// (whose oracle sweeps the shared limit): the limiter splits each phase's L* among them. The
+// limit follows the schedule at every sample, so it switches at the first sample of a phase.
+class ScheduledLimit final : public tuner::LimitAlgorithm {
+ public:
+  ScheduledLimit(const std::vector<PhaseOracle>& oracle, TimePoint epoch, int max_limit)
+      : oracle_(oracle), epoch_(epoch), max_limit_(max_limit), limit_(oracle.front().limit) {}
+
+  std::string_view name() const noexcept override { return kOracleSchedule; }
+  int limit() const noexcept override { return limit_; }
+  int min_limit() const noexcept override { return 1; }
+  int max_limit() const noexcept override { return max_limit_; }
+  int Update(const tuner::Sample& sample) override {
+    limit_ = OracleLimitAt(oracle_, std::chrono::duration<double>(sample.start - epoch_).count());
+    return limit_;
+  }
+  std::unique_ptr<tuner::LimitAlgorithm> Clone() const override {
+    return std::make_unique<ScheduledLimit>(*this);
+  }
+
+ private:
+  const std::vector<PhaseOracle>& oracle_;
+  const TimePoint epoch_;
+  const int max_limit_;
+  int limit_;
 };
 
 StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
@@ -61,16 +92,19 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
   std::shared_ptr<tuner::Limiter> shared;  // With partitions: the clients' one limiter.
   sim.make_admission = [&](size_t client,
                            Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
-    if (spec == kOracleSchedule) {
+    const bool partitioned = !workload.partitions.empty();
+    if (spec == kOracleSchedule && !partitioned) {
       return std::unique_ptr<Admission>(std::make_unique<OracleSchedule>(oracle, clock));
     }
-    const bool partitioned = !workload.partitions.empty();
     if (partitioned && shared != nullptr) {
       return std::unique_ptr<Admission>(LimiterAdmission::ForPartition(
           shared, tuner::PartitionId{static_cast<uint32_t>(workload.clients[client].partition)}));
     }
     StatusOr<std::unique_ptr<tuner::LimitAlgorithm>> algorithm =
-        options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
+        spec == kOracleSchedule
+            ? StatusOr<std::unique_ptr<tuner::LimitAlgorithm>>(
+                  std::make_unique<ScheduledLimit>(oracle, clock.Now(), workload.max_limit))
+            : options.make_algorithm(spec, {workload.max_limit, workload.initial_limit});
     if (!algorithm.ok()) return algorithm.status();
     tuner::LimiterObserver* observer = nullptr;
     if (options.observe_limiter) {
