@@ -229,7 +229,7 @@ void ExpectFamilyRanges(const Drawn& d) {
     if (client.max_queue) {
       EXPECT_LE(*client.max_queue, std::ceil(d.limit()));
     }
-  } else if (family == "staggered") {
+  } else if (family == "staggered" || family == "partitioned") {
     EXPECT_TRUE(Within(w.clients.size(), 2, 4));
     EXPECT_GT(client.concurrency, 0);
     EXPECT_TRUE(Within(w.steps.size(), w.clients.size() - 1, w.clients.size()));
@@ -239,6 +239,20 @@ void ExpectFamilyRanges(const Drawn& d) {
       ASSERT_EQ(levels.size(), 2u);
       EXPECT_LT(levels[0], levels[1]);
     }
+    if (family == "staggered") {
+      EXPECT_TRUE(w.partitions.empty());
+      return;
+    }
+    // One partition per client, shares of weights 1..4 in hundredths rounded down.
+    ASSERT_EQ(w.partitions.size(), w.clients.size());
+    double shares = 0.0;
+    for (size_t c = 0; c < w.clients.size(); ++c) {
+      EXPECT_EQ(w.clients[c].partition, static_cast<int>(c));
+      EXPECT_TRUE(Within(w.partitions[c].share, 0.07, 0.8));
+      EXPECT_TRUE(Within(w.partitions[c].priority, 0, c == 0 ? 1 : 0));  // Only `a`'s may be 1.
+      shares += w.partitions[c].share;
+    }
+    EXPECT_TRUE(Within(shares, 0.95, 1.0));
   } else if (family == "steps") {
     ASSERT_TRUE(Within(w.steps.size(), 1, 2));
     const ParamChange& step = w.steps[0].changes[0];

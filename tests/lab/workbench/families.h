@@ -23,6 +23,7 @@ struct Sketch {
   OrderedJson stages = OrderedJson::array();
   OrderedJson clients = OrderedJson::array();
   OrderedJson steps = OrderedJson::array();
+  OrderedJson partitions = OrderedJson::array();  // Empty: each client has its own limiter.
   Timeline timeline;
   int max_limit = 64;
 };
@@ -37,6 +38,7 @@ Sketch HeavyTailFamily(Draw& draw);
 // Loads and plants that change over the run (stepped_families.cc).
 Sketch OpenRampFamily(Draw& draw);
 Sketch StaggeredFamily(Draw& draw);
+Sketch PartitionedFamily(Draw& draw);
 Sketch StepsFamily(Draw& draw);
 Sketch ErrorStormFamily(Draw& draw);
 Sketch HangsFamily(Draw& draw);

@@ -26,6 +26,7 @@ constexpr Family kFamilies[] = {
     {"steps", StepsFamily},
     {"error_storm", ErrorStormFamily},
     {"hangs", HangsFamily},
+    {"partitioned", PartitionedFamily},
 };
 
 StatusOr<GeneratedWorkload> Generate(const Family& family, int k, uint64_t seed) {
@@ -48,6 +49,7 @@ StatusOr<GeneratedWorkload> Generate(const Family& family, int k, uint64_t seed)
   w["max_limit"] = sketch.max_limit;
   w["stages"] = sketch.stages;
   w["clients"] = sketch.clients;
+  if (!sketch.partitions.empty()) w["partitions"] = sketch.partitions;
   if (!sketch.steps.empty()) w["steps"] = sketch.steps;
   generated.json = FormatWorkload(w);
   // A family that writes what the parser refuses is a bug here, not the caller's problem.

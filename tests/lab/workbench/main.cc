@@ -4,7 +4,7 @@
 //   build/bin/blobtune-workbench --suite tests/workloads
 //   build/bin/blobtune-workbench --workload tests/workloads/delivery_model.json
 //       --algorithm aimd gradient2 --plot plots/ --json > report.json   (one line)
-//   build/bin/blobtune-workbench --generate 300 --seed 1 --write gen/   (a generated population)
+//   build/bin/blobtune-workbench --generate 330 --seed 1 --write gen/   (a generated population)
 //
 // The workload format is documented in docs/WORKLOADS.md, the metrics in score.h.
 #include <algorithm>

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "draw.h"
@@ -132,6 +133,34 @@ Sketch StaggeredFamily(Draw& draw) {
       "Staggered clients, each with its own limiter, sharing one plant: " + plant.Words() +
       ". Clients: " + words;
   s.max_limit = MaxLimitFor(limit, most);
+  return s;
+}
+
+// The staggered clients sharing one limiter through partitions, one each: shares in proportion
+// to weights drawn uniform in 1..4 (in hundredths, rounded down, so they add up to at most 1), and
+// half the time priority 1 for `a`, the client that runs from the start.
+Sketch PartitionedFamily(Draw& draw) {
+  Sketch s = StaggeredFamily(draw);
+  std::vector<int> weights;
+  int total = 0;
+  for (size_t c = 0; c < s.clients.size(); ++c) total += weights.emplace_back(draw.Int(1, 4));
+  const bool first_first = draw.Chance(0.5);
+  std::string words;
+  for (size_t c = 0; c < s.clients.size(); ++c) {
+    const std::string name = s.clients[c]["name"].get<std::string>();
+    const double share = std::floor(100.0 * weights[c] / total) / 100.0;
+    OrderedJson partition = {{"name", name}, {"share", share}};
+    if (c == 0 && first_first) partition["priority"] = 1;
+    s.partitions.push_back(partition);
+    s.clients[c]["partition"] = name;
+    words += (words.empty() ? "" : ", ") + name + " " + Num(share);
+  }
+  // The staggered description says "each with its own limiter": not so here.
+  constexpr std::string_view kOwn = "each with its own limiter";
+  const size_t own = s.description.find(kOwn);
+  s.description.replace(own, kOwn.size(),
+                        "sharing one limiter through partitions (shares " + words +
+                            (first_first ? "; a at priority 1" : "") + ")");
   return s;
 }
 
