@@ -75,6 +75,16 @@ void LimiterMetrics::OnLimiterDestroyed(const tuner::Limiter& limiter) {
 }
 
 void LimiterMetrics::OnGranted(tuner::PartitionId partition, Duration queue_wait) {
+  // The check comes first and the partitioned case is a tail call: for limiters without
+  // partitions this stays a leaf function that saves no registers (which would cost about half a
+  // nanosecond per permit).
+  if (partition_permits_.load(std::memory_order_relaxed) != nullptr) [[unlikely]] {
+    return OnPartitionGranted(partition, queue_wait);
+  }
+  queue_wait_.Observe(Nanos(queue_wait));
+}
+
+void LimiterMetrics::OnPartitionGranted(tuner::PartitionId partition, Duration queue_wait) {
   queue_wait_.Observe(Nanos(queue_wait));
   if (PartitionHistograms* h = partition_histograms_[partition.index].load(
           std::memory_order_relaxed)) {

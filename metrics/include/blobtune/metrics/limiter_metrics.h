@@ -133,6 +133,10 @@ class LimiterMetrics final : public tuner::LimiterObserver {
     AtomicHistogram queue_wait;
   };
 
+  // OnGranted() of a limiter with partitions. Out of line, so that OnGranted() stays a leaf
+  // function for limiters without.
+  [[gnu::noinline]] void OnPartitionGranted(tuner::PartitionId partition, Duration queue_wait);
+
   const std::string name_;
   // Indexed by PermitEnd; written on every acquire and release.
   PerThreadCounters permits_{kPermitEndCount};
