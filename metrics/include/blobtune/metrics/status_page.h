@@ -2,8 +2,9 @@
 // itself: the wall-clock time of the latest sample, blobtune's version and the process's uptime;
 // per limiter, charts of the last five minutes (limit and permits in flight; goodput; latency p50
 // and p99; the wait for a permit, p50 and p99; refusals and timeouts per second) with the
-// algorithm's name, bounds and estimates; per store, commits per second, batch size and map use
-// against the map's maximum.
+// algorithm's name, bounds and estimates, and for a limiter with partitions a table of them and a
+// line per partition (in flight beside its guarantee, goodput, latency and wait p99, refusals and
+// timeouts); per store, commits per second, batch size and map use against the map's maximum.
 //
 //   metrics::StatusPage page;                               // 300 points per series
 //   page.Record(seconds, registry.LimiterSnapshots(), registry.StoreSnapshots());  // each tick
