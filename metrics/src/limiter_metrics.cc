@@ -86,8 +86,8 @@ void LimiterMetrics::OnGranted(tuner::PartitionId partition, Duration queue_wait
 
 void LimiterMetrics::OnPartitionGranted(tuner::PartitionId partition, Duration queue_wait) {
   queue_wait_.Observe(Nanos(queue_wait));
-  if (PartitionHistograms* h = partition_histograms_[partition.index].load(
-          std::memory_order_relaxed)) {
+  if (PartitionHistograms* h =
+          partition_histograms_[partition.index].load(std::memory_order_relaxed)) {
     h->queue_wait.Observe(Nanos(queue_wait));
   }
 }
@@ -124,8 +124,8 @@ void LimiterMetrics::OnTimedRelease(tuner::PartitionId partition, tuner::PermitO
   Count(partition, static_cast<PermitEnd>(outcome));
   switch (outcome) {
     case tuner::PermitOutcome::kSuccess:
-      if (PartitionHistograms* h = partition_histograms_[partition.index].load(
-              std::memory_order_relaxed)) {
+      if (PartitionHistograms* h =
+              partition_histograms_[partition.index].load(std::memory_order_relaxed)) {
         h->success_latency.Observe(Nanos(sample.latency), sample.weight);
       }
       return success_latency_.Observe(Nanos(sample.latency), sample.weight);

@@ -32,6 +32,11 @@ uint64_t Count(const std::array<uint64_t, kPermitEndCount>& permits, PermitEnd e
   return permits[static_cast<size_t>(end)];
 }
 
+// Acquires that got no permit: refused, or timed out waiting.
+uint64_t Failures(const std::array<uint64_t, kPermitEndCount>& permits) {
+  return Refusals(permits) + Count(permits, PermitEnd::kTimeout);
+}
+
 // The script that keeps the page live: fetch it again, swap the charts in place. Ours, inline,
 // nothing fetched from elsewhere; on any failure the page simply stays as it is.
 constexpr const char* kRefreshScript = R"(<script>
@@ -212,11 +217,8 @@ void StatusPage::Record(double t, const std::vector<LimiterSnapshot>& limiters,
       if (!new_partition && !fresh) {
         const PartitionSnapshot& was = p.last;
         p.goodput.Push(t, Rate(was.permits, part.permits, PermitEnd::kSuccess, dt));
-        // Acquires that got no permit: refused, or timed out waiting.
-        p.failures.Push(t, static_cast<double>(Delta(Refusals(was.permits), Refusals(part.permits)) +
-                                               Delta(Count(was.permits, PermitEnd::kTimeout),
-                                                     Count(part.permits, PermitEnd::kTimeout))) /
-                               dt);
+        p.failures.Push(
+            t, static_cast<double>(Delta(Failures(was.permits), Failures(part.permits))) / dt);
         p.p99_ms.Push(t, QuantileMs(was.success_latency, part.success_latency, 0.99));
         p.wait_p99_ms.Push(t, QuantileMs(was.queue_wait, part.queue_wait, 0.99));
       }
@@ -334,7 +336,8 @@ std::string PartitionsHtml(const std::vector<PartitionHistory>& partitions, int 
     if (const std::optional<tuner::PartitionStatus>& status = p.last.status) {
       const std::string held =
           limit > 0 ? Fixed(100.0 * status->inflight / limit, 0) + "%" : std::string("-");
-      html += cell(Fixed(status->options.share, 2)) + cell(std::to_string(status->options.priority)) +
+      html += cell(Fixed(status->options.share, 2)) +
+              cell(std::to_string(status->options.priority)) +
               cell(std::to_string(status->guaranteed)) + cell(std::to_string(status->inflight)) +
               cell(held) + cell(std::to_string(status->waiting));
     } else {
@@ -351,8 +354,7 @@ std::string PartitionsHtml(const std::vector<PartitionHistory>& partitions, int 
   svg::Panel goodput = TimePanel("per partition: goodput, successful permits per second", axis);
   svg::Panel latency = TimePanel("per partition: latency of successful permits, p99, ms", axis);
   svg::Panel wait = TimePanel("per partition: wait for a permit, p99, ms", axis);
-  svg::Panel failed =
-      TimePanel("per partition: acquires refused or timed out, per second", axis);
+  svg::Panel failed = TimePanel("per partition: acquires refused or timed out, per second", axis);
   chart.legend_on_top = true;
   for (size_t i = 0; i < partitions.size(); ++i) {
     const PartitionHistory& p = partitions[i];

@@ -90,8 +90,7 @@ StatusOr<AlgorithmRun> RunAlgorithm(const Workload& workload,
   sim.bucket_s = options.keep_series ? BucketSeconds(workload) : 0.0;
   sim.record_completions = true;
   std::shared_ptr<tuner::Limiter> shared;  // With partitions: the clients' one limiter.
-  sim.make_admission = [&](size_t client,
-                           Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
+  sim.make_admission = [&](size_t client, Clock& clock) -> StatusOr<std::unique_ptr<Admission>> {
     const bool partitioned = !workload.partitions.empty();
     if (spec == kOracleSchedule && !partitioned) {
       return std::unique_ptr<Admission>(std::make_unique<OracleSchedule>(oracle, clock));

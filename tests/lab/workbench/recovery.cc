@@ -100,9 +100,12 @@ std::optional<double> TakeoverRtts(const std::vector<Completion>& completions, i
   }
   const double window_s = kServiceWindowRtts * rtt_s;
   std::optional<double> reached_at;
-  ForEachWindow(others, idle_s, end_s, window_s, rtt_s, [&](double window_end_s, double count, double) {
-    if (!reached_at && count >= fraction * oracle.throughput * window_s) reached_at = window_end_s;
-  });
+  ForEachWindow(others, idle_s, end_s, window_s, rtt_s,
+                [&](double window_end_s, double count, double /*p99_ms*/) {
+                  if (!reached_at && count >= fraction * oracle.throughput * window_s) {
+                    reached_at = window_end_s;
+                  }
+                });
   if (!reached_at) return std::nullopt;
   return (*reached_at - idle_s) / rtt_s;
 }
