@@ -16,7 +16,8 @@ using examples::FlagText;
 struct LoadFlag {
   std::string_view name;   // The flag without "--"; a --class key.
   std::string_view field;  // The LoadOptions field, as Validate() names it.
-  FlagScope scope;
+  // A class's own flags only; nullptr for a flag every class shares (FlagScope::kShared), which
+  // only the command line reads.
   Status (*set)(std::string_view text, LoadOptions& options);
   std::string (*text)(const LoadOptions& options);
 };
@@ -68,52 +69,41 @@ std::string ModeText(LoadMode mode) { return mode == LoadMode::kOpen ? "open" : 
 // Short names, so that each flag's row reads on a line or three.
 using Options = LoadOptions;
 using Text = std::string_view;
-constexpr FlagScope kPerClass = FlagScope::kPerClass;
-constexpr FlagScope kShared = FlagScope::kShared;
 
 // In --help's order.
 constexpr LoadFlag kLoadFlags[] = {
-    {"host", "host", kShared, [](Text t, Options& o) { return ReadText(t, o.host); },
-     [](const Options& o) { return o.host; }},
-    {"port", "port", kShared, [](Text t, Options& o) { return ReadNumber(t, o.port); },
-     [](const Options& o) { return FlagText(o.port); }},
-    {"mode", "mode", kPerClass, [](Text t, Options& o) { return ReadMode(t, o.mode); },
+    {"host", "host", nullptr, [](const Options& o) { return o.host; }},
+    {"port", "port", nullptr, [](const Options& o) { return FlagText(o.port); }},
+    {"mode", "mode", [](Text t, Options& o) { return ReadMode(t, o.mode); },
      [](const Options& o) { return ModeText(o.mode); }},
-    {"connections", "connections", kPerClass,
-     [](Text t, Options& o) { return ReadNumber(t, o.connections); },
+    {"connections", "connections", [](Text t, Options& o) { return ReadNumber(t, o.connections); },
      [](const Options& o) { return FlagText(o.connections); }},
-    {"rate", "rate", kPerClass, [](Text t, Options& o) { return ReadNumber(t, o.rate); },
+    {"rate", "rate", [](Text t, Options& o) { return ReadNumber(t, o.rate); },
      [](const Options& o) { return FlagText(o.rate); }},
-    {"max-connections", "max_connections", kPerClass,
+    {"max-connections", "max_connections",
      [](Text t, Options& o) { return ReadNumber(t, o.max_connections); },
      [](const Options& o) { return FlagText(o.max_connections); }},
-    {"seconds", "seconds", kShared, [](Text t, Options& o) { return ReadNumber(t, o.seconds); },
-     [](const Options& o) { return FlagText(o.seconds); }},
-    {"warmup", "warmup_seconds", kShared,
-     [](Text t, Options& o) { return ReadNumber(t, o.warmup_seconds); },
+    {"seconds", "seconds", nullptr, [](const Options& o) { return FlagText(o.seconds); }},
+    {"warmup", "warmup_seconds", nullptr,
      [](const Options& o) { return FlagText(o.warmup_seconds); }},
-    {"put-fraction", "put_fraction", kPerClass,
+    {"put-fraction", "put_fraction",
      [](Text t, Options& o) { return ReadNumber(t, o.put_fraction); },
      [](const Options& o) { return FlagText(o.put_fraction); }},
-    {"size", "size", kPerClass, [](Text t, Options& o) { return ReadSize(t, o.size); },
+    {"size", "size", [](Text t, Options& o) { return ReadSize(t, o.size); },
      [](const Options& o) { return examples::SizeText(o.size); }},
-    {"expect-continue", "expect_continue_bytes", kPerClass,
+    {"expect-continue", "expect_continue_bytes",
      [](Text t, Options& o) { return ReadSize(t, o.expect_continue_bytes); },
      [](const Options& o) { return examples::SizeText(o.expect_continue_bytes); }},
-    {"upload-ms", "upload_time", kPerClass,
-     [](Text t, Options& o) { return ReadCount(t, o.upload_time); },
+    {"upload-ms", "upload_time", [](Text t, Options& o) { return ReadCount(t, o.upload_time); },
      [](const Options& o) { return FlagText(o.upload_time.count()); }},
-    {"namespace", "ns", kPerClass, [](Text t, Options& o) { return ReadText(t, o.ns); },
+    {"namespace", "ns", [](Text t, Options& o) { return ReadText(t, o.ns); },
      [](const Options& o) { return o.ns; }},
-    {"partition", "partition", kPerClass,
-     [](Text t, Options& o) { return ReadText(t, o.partition); },
+    {"partition", "partition", [](Text t, Options& o) { return ReadText(t, o.partition); },
      [](const Options& o) { return o.partition; }},
-    {"id-prefix", "id_prefix", kShared, [](Text t, Options& o) { return ReadText(t, o.id_prefix); },
-     [](const Options& o) { return o.id_prefix; }},
-    {"timeout-ms", "timeout", kShared, [](Text t, Options& o) { return ReadCount(t, o.timeout); },
+    {"id-prefix", "id_prefix", nullptr, [](const Options& o) { return o.id_prefix; }},
+    {"timeout-ms", "timeout", nullptr,
      [](const Options& o) { return FlagText(o.timeout.count()); }},
-    {"seed", "seed", kShared, [](Text t, Options& o) { return ReadNumber(t, o.seed); },
-     [](const Options& o) { return FlagText(o.seed); }},
+    {"seed", "seed", nullptr, [](const Options& o) { return FlagText(o.seed); }},
 };
 
 const LoadFlag* FindLoadFlag(std::string_view name) {
@@ -128,13 +118,13 @@ const LoadFlag* FindLoadFlag(std::string_view name) {
 std::optional<FlagScope> LoadFlagScope(std::string_view name) {
   const LoadFlag* flag = FindLoadFlag(name);
   if (flag == nullptr) return std::nullopt;
-  return flag->scope;
+  return flag->set != nullptr ? FlagScope::kPerClass : FlagScope::kShared;
 }
 
 std::string PerClassFlagList() {
   std::string list;
   for (const LoadFlag& flag : kLoadFlags) {
-    if (flag.scope != FlagScope::kPerClass) continue;
+    if (flag.set == nullptr) continue;  // Shared.
     if (!list.empty()) list += ", ";
     list += flag.name;
   }
@@ -145,6 +135,9 @@ Status SetLoadFlag(std::string_view name, std::string_view text, LoadOptions& op
   const LoadFlag* flag = FindLoadFlag(name);
   if (flag == nullptr) {
     return Status::InvalidArgument("unknown flag '" + std::string(name) + "'");
+  }
+  if (flag->set == nullptr) {
+    return Status::InvalidArgument(std::string(name) + " is shared by every class");
   }
   return flag->set(text, options).WithContext(name);
 }

@@ -31,9 +31,9 @@ std::optional<FlagScope> LoadFlagScope(std::string_view name);
 // The flags a class may set, in --help's order: "mode, connections, rate, ...".
 std::string PerClassFlagList();
 
-// Sets the per-load flag `name` from its text as typed ("16K", "open", "0.5"). INVALID_ARGUMENT
-// "NAME: RULE, got TEXT" for an unknown name or a text that is not a value of the flag ("rate:
-// must be a number, got fast"); ranges are LoadOptions::Validate()'s.
+// Sets the per-class flag `name` from its text as typed ("16K", "open", "0.5"). INVALID_ARGUMENT
+// "NAME: RULE, got TEXT" for an unknown or shared name or a text that is not a value of the flag
+// ("rate: must be a number, got fast"); ranges are LoadOptions::Validate()'s.
 Status SetLoadFlag(std::string_view name, std::string_view text, LoadOptions& options);
 
 // A LoadOptions::Validate() failure said with the flag instead of the field, after `prefix`,
