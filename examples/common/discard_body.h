@@ -25,13 +25,14 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+
+#include "common/read_deadline.h"
 
 namespace blobtune::examples {
 
@@ -48,17 +49,9 @@ inline boost::asio::awaitable<bool> DiscardBody(boost::beast::tcp_stream& stream
   uint64_t left = length - buffered;
   if (left == 0) co_return true;
 
-  // The stream's timeout covers only its own operations; these receive on its socket. The
-  // timer's handler may run after this coroutine is gone: it cancels only while `socket` lives.
+  // The stream's timeout covers only its own operations; these receive on its socket.
   tcp::socket& raw = stream.socket();
-  auto socket = std::make_shared<tcp::socket*>(&raw);
-  asio::steady_timer timer(raw.get_executor(), timeout);
-  timer.async_wait([weak = std::weak_ptr<tcp::socket*>(socket)](boost::system::error_code ec) {
-    if (const auto alive = weak.lock(); alive && !ec) {
-      boost::system::error_code ignored;
-      (*alive)->cancel(ignored);
-    }
-  });
+  const ReadDeadline deadline(raw, timeout);
   // The kernel never writes here (MSG_TRUNC): the array only gives each receive its size.
   static char sink[256 * 1024];
   while (left > 0) {
@@ -69,7 +62,6 @@ inline boost::asio::awaitable<bool> DiscardBody(boost::beast::tcp_stream& stream
     if (ec) co_return false;
     left -= std::min<uint64_t>(left, dropped);
   }
-  timer.cancel();
   co_return true;
 }
 

@@ -16,7 +16,9 @@
 #include <string>
 
 #include "blobtune/tuner/clock.h"
+#include "framing.h"
 #include "common/discard_body.h"
+#include "common/read_deadline.h"
 #include "common/receive_buffer.h"
 
 namespace blobtune::server {
@@ -58,9 +60,17 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
   stream.close();
 }
 
-// The answer to a request whose header could not be parsed, or nothing when the connection just
-// ended (closed by the client, timed out, cancelled by a shutdown).
-std::optional<Response> AnswerToBadHeader(const error_code& ec) {
+// The answer to a request whose header could not be read, or nothing when the connection just
+// ended (closed by the client, cancelled by a shutdown, or idle past header_timeout: no request
+// had begun, so there is nobody to answer).
+std::optional<Response> AnswerToBadHeader(const error_code& ec, bool begun, bool timed_out,
+                                          const ServerOptions& options) {
+  if (timed_out && begun) {
+    return TextResponse(http::status::request_timeout,
+                        "request header not complete within " +
+                            std::to_string(options.header_timeout.count()) + " ms",
+                        /*keep_alive=*/false);
+  }
   if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
       ec == http::error::end_of_stream || ec == http::error::partial_message) {
     return std::nullopt;
@@ -71,6 +81,24 @@ std::optional<Response> AnswerToBadHeader(const error_code& ec) {
                         /*keep_alive=*/false);
   }
   return TextResponse(http::status::bad_request, "malformed HTTP request: " + ec.message(),
+                      /*keep_alive=*/false);
+}
+
+// The answer to a request whose body could not be read: 408 when it did not arrive in time, 400
+// when it was malformed (a bad chunk), nothing when the client went away.
+std::optional<Response> AnswerToBadBody(const error_code& ec, bool timed_out,
+                                        const ServerOptions& options) {
+  if (timed_out) {
+    return TextResponse(http::status::request_timeout,
+                        "request body not complete within " +
+                            std::to_string(options.body_timeout.count()) + " ms",
+                        /*keep_alive=*/false);
+  }
+  if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
+      ec == http::error::end_of_stream || ec == http::error::partial_message) {
+    return std::nullopt;
+  }
+  return TextResponse(http::status::bad_request, "malformed request body: " + ec.message(),
                       /*keep_alive=*/false);
 }
 
@@ -175,13 +203,18 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     parser.body_limit(options.max_blob_size_bytes);
     examples::ReserveReceiveRoom(buffer);
     error_code ec;
-    stream.expires_after(options.body_timeout);
-    co_await http::async_read(stream, buffer, parser,
-                              asio::redirect_error(asio::use_awaitable, ec));
+    bool timed_out = false;
+    {
+      stream.expires_never();  // The deadline bounds the body and leaves the socket to answer on.
+      const examples::ReadDeadline body_deadline(stream.socket(), options.body_timeout);
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+      timed_out = body_deadline.expired();
+    }
     if (ec == http::error::body_limit) {  // Chunked: found out while reading.
       co_return TextResponse(http::status::payload_too_large, too_large, /*keep_alive=*/false);
     }
-    if (ec) co_return std::nullopt;  // Timed out or closed mid-body: nobody to answer.
+    if (ec) co_return AnswerToBadBody(ec, timed_out, options);
     body = std::move(parser.get().body());
   }
   stream.expires_never();  // The store bounds the commit.
@@ -279,20 +312,35 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
     // admitted body left: a large receive would take the start of a PUT's body along, copied
     // for nothing if the PUT is refused (a refused body is dropped uncopied, DiscardBody).
     if (buffer.size() == 0 && buffer.capacity() > kSmallReceiveBytes) buffer.shrink_to_fit();
-    stream.expires_after(options.header_timeout);
-    error_code ec = co_await AwaitFirstByte(stream, buffer);
-    const TimePoint first_byte = Clock::Steady().Now();
-    if (!ec) {
-      co_await http::async_read_header(stream, buffer, header,
-                                       asio::redirect_error(asio::use_awaitable, ec));
+    error_code ec;
+    TimePoint first_byte;
+    bool begun = false;
+    bool timed_out = false;
+    {
+      // Idle past header_timeout, the connection closes; a request begun and not whole by then
+      // is answered 408 (a slowloris client that trickles header bytes is cut off).
+      stream.expires_never();
+      const examples::ReadDeadline header_deadline(stream.socket(), options.header_timeout);
+      ec = co_await AwaitFirstByte(stream, buffer);
+      first_byte = Clock::Steady().Now();
+      begun = !ec;
+      if (!ec) {
+        co_await http::async_read_header(stream, buffer, header,
+                                         asio::redirect_error(asio::use_awaitable, ec));
+      }
+      timed_out = header_deadline.expired();
     }
     self->idle = false;
     std::optional<Response> response;
     std::string method = "other";  // Until a header says.
     if (ec) {
-      response = AnswerToBadHeader(ec);
+      response = AnswerToBadHeader(ec, begun, timed_out, options);
+    } else if (std::optional<FramingRefusal> refusal = CheckFraming(header.get())) {
+      // Where this request ends is not known: nothing after it on the connection is read.
+      method = std::string(header.get().method_string());
+      response = TextResponse(refusal->status, refusal->message, /*keep_alive=*/false);
     } else {
-      method = std::string(http::to_string(header.get().method()));
+      method = std::string(header.get().method_string());
       const bool head = header.get().method() == http::verb::head;
       response = co_await ReadAndAnswer(stream, buffer, header, hub);
       // A HEAD answer keeps the Content-Length a GET would have, without the body.

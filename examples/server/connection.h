@@ -22,10 +22,16 @@
 // Metrics: every answer written, refusals included, is counted by method and status code with
 // its duration from the request's first byte to the answer's last (metrics::HttpMetrics).
 //
+// Framing: every request's header is checked by RFC 9112 section 6 (framing.h) before it is
+// routed; an ambiguous one is refused and its connection closed, so that nothing after it is
+// taken for a request.
+//
 // Timeouts: waiting for a request, its whole header must arrive within header_timeout (so a
-// slowloris client that trickles header bytes is cut off); its body within body_timeout; the
-// answer must be written within write_timeout. While the handler works there is no socket
-// timeout: the wait deadline and the store bound it.
+// slowloris client that trickles header bytes is cut off), its body within body_timeout: a
+// request begun and not whole by then is answered 408 and its connection closed; a connection
+// idle for header_timeout closes without an answer. The answer must be written within
+// write_timeout. While the handler works there is no socket timeout: the wait deadline and the
+// store bound it.
 //
 // Thread-safety: everything here runs on the server's single event-loop thread.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_CONNECTION_H_

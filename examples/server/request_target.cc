@@ -126,6 +126,24 @@ Status ValidateId(std::string_view id) {
   return Status();
 }
 
+std::string QuoteForMessage(std::string_view text, size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f && byte != '\'' && byte != '\\') {
+      out += static_cast<char>(byte);
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  out += "'";
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
+
 StatusOr<std::string> PercentDecode(std::string_view text) {
   std::string out;
   out.reserve(text.size());

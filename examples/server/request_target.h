@@ -63,6 +63,11 @@ struct Route {
 Status ValidateNamespace(std::string_view ns);
 Status ValidateId(std::string_view id);
 
+// `text` quoted for an error message: between single quotes, printable ASCII as it is, every
+// other byte (and the quote and backslash) as \xNN, cut to `max_bytes` of input with "...".
+// What a client sent can thus be echoed without writing its control bytes into a response.
+std::string QuoteForMessage(std::string_view text, size_t max_bytes = 64);
+
 // Decodes %XX escapes. INVALID_ARGUMENT for a truncated or non-hex escape.
 StatusOr<std::string> PercentDecode(std::string_view text);
 
