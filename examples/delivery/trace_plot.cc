@@ -32,7 +32,7 @@ std::string TracePlotSvg(const std::vector<TracedRun>& runs) {
   }
   svg::Panel limits{.title = "limit (thick) and permits in flight (thin)",
                     .x_max = t_max,
-                    .y_max = std::min(limit_max * 1.1, 200.0)};  // Far above the knee: clipped.
+                    .y_max = std::min(limit_max * 1.1, 200.0)};  // A limit far above the knee is clipped.
   limits.series = Series(runs, 2.5, [](const TracePoint& p) { return double(p.limit); });
   for (svg::Series& s : Series(runs, 0.8, [](const TracePoint& p) { return double(p.inflight); })) {
     limits.series.push_back(std::move(s));

@@ -75,7 +75,7 @@ struct ServerOptions {
   std::chrono::milliseconds shed_wait{10};
   // The Retry-After value of a 503, in seconds. Default: 1.
   int retry_after_seconds = 1;
-  // The limit algorithm of both limiters as a registry spec ("knee", "fixed:limit=8",
+  // The limit algorithm of both limiters as a registry spec ("marginal", "fixed:limit=8",
   // "gradient2", ...). "" for blobtune's default (tuner::MakeDefaultAlgorithm()). Default: "".
   std::string algorithm;
   // Requests that may wait for a permit at once, per limiter; more get 503 at once. Default: 256.

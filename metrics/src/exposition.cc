@@ -136,7 +136,7 @@ void AddLimiter(FamilyList& out, const LimiterSnapshot& s) {
     }
     if (g.max_throughput) {
       out.Gauge("blobtune_limiter_max_throughput",
-                "The algorithm's estimate of the throughput at the knee, in permits per second.",
+                "The algorithm's estimate of the best throughput, in permits per second.",
                 base, *g.max_throughput);
     }
     out.Gauge("blobtune_limiter_min_limit", "The lowest limit the algorithm may set.", base,

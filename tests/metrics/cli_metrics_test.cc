@@ -98,10 +98,10 @@ std::string RunAndScrape(std::vector<std::string> argv) {
 TEST(CliMetricsTest, WorkbenchServesEverySimulatedLimiter) {
   const std::string body = RunAndScrape(
       {BLOBTUNE_WORKBENCH, "--workload", BLOBTUNE_WORKLOADS_DIR "/delivery_model.json",
-       BLOBTUNE_WORKLOADS_DIR "/multi_client.json", "--algorithm", "knee", "aimd"});
+       BLOBTUNE_WORKLOADS_DIR "/multi_client.json", "--algorithm", "marginal", "aimd"});
   for (const std::string limiter :
-       {"delivery_model/knee", "delivery_model/aimd", "multi_client/knee/client0",
-        "multi_client/knee/client1"}) {
+       {"delivery_model/marginal", "delivery_model/aimd", "multi_client/marginal/client0",
+        "multi_client/marginal/client1"}) {
     const std::optional<double> successes = SampleValue(
         body, "blobtune_limiter_permits_total{limiter=\"" + limiter + "\",outcome=\"success\"}");
     ASSERT_TRUE(successes.has_value()) << limiter << " missing from:\n" << body.substr(0, 2000);
@@ -109,16 +109,16 @@ TEST(CliMetricsTest, WorkbenchServesEverySimulatedLimiter) {
   }
   // Latencies are the simulated ones: the delivery model's accesses take milliseconds.
   const std::optional<double> count = SampleValue(
-      body, "blobtune_limiter_permit_duration_seconds_count{limiter=\"delivery_model/knee\","
+      body, "blobtune_limiter_permit_duration_seconds_count{limiter=\"delivery_model/marginal\","
             "outcome=\"success\"}");
   const std::optional<double> sum = SampleValue(
-      body, "blobtune_limiter_permit_duration_seconds_sum{limiter=\"delivery_model/knee\","
+      body, "blobtune_limiter_permit_duration_seconds_sum{limiter=\"delivery_model/marginal\","
             "outcome=\"success\"}");
   ASSERT_TRUE(count.has_value() && sum.has_value()) << body.substr(0, 2000);
   EXPECT_GT(*sum / *count, 0.001);
   EXPECT_LT(*sum / *count, 10.0);
   const std::optional<double> increases = SampleValue(
-      body, "blobtune_limiter_limit_changes_total{limiter=\"delivery_model/knee\","
+      body, "blobtune_limiter_limit_changes_total{limiter=\"delivery_model/marginal\","
             "direction=\"increase\"}");
   ASSERT_TRUE(increases.has_value());
   EXPECT_GT(*increases, 0);

@@ -25,7 +25,7 @@ LimiterSnapshot Limiter(const std::string& name, int limit, uint64_t successes,
   s.permits[static_cast<size_t>(PermitEnd::kSuccess)] = successes;
   s.permits[static_cast<size_t>(PermitEnd::kRejected)] = rejected;
   s.permits[static_cast<size_t>(PermitEnd::kTimeout)] = timeouts;
-  s.gauges = LimiterGauges{.limit = limit, .inflight = limit / 2, .algorithm = "knee"};
+  s.gauges = LimiterGauges{.limit = limit, .inflight = limit / 2, .algorithm = "marginal"};
   s.success_latency = HistogramSnapshot{
       .upper_bounds = {1'000'000, 2'000'000}, .counts = {0, successes, 0}, .count = successes};
   return s;
@@ -120,7 +120,7 @@ TEST(StatusPageTest, RecordsGaugesAtOnceAndRatesFromTheSecondRecord) {
   EXPECT_EQ(PointCount(html, "p50"), 2u);
   EXPECT_EQ(PointCount(html, "refusals"), 2u);
   EXPECT_EQ(PointCount(html, "timeouts"), 2u);
-  EXPECT_THAT(html, HasSubstr("<dd>knee</dd>"));
+  EXPECT_THAT(html, HasSubstr("<dd>marginal</dd>"));
   EXPECT_EQ(::blobtune::testing::WellFormedXml(LivePart(html)), "");
 }
 

@@ -16,7 +16,7 @@ OracleOptions FastOracle() {
 
 Workload TwoStages(double delay_ms, Distribution service_ms, int concurrency) {
   Workload w;
-  w.name = "knee";
+  w.name = "two_stages";
   w.duration_s = 60.0;
   w.max_limit = 200;
   StageSpec network{.name = "network", .kind = StageSpec::Kind::kDelay,

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 files=("$workloads/delivery_model.json" "$workloads/open_overload.json")
 for seed in own 7; do
-  "$workbench" --workload "${files[@]}" --algorithm knee fixed --json \
+  "$workbench" --workload "${files[@]}" --algorithm marginal fixed --json \
     $([ "$seed" = own ] || echo --seed "$seed") > "$work/$seed.json" 2> /dev/null
   "$table" < "$work/$seed.json" > "$work/$seed.md"
 done
@@ -22,7 +22,7 @@ done
 
 # One run: a header of two lines, a row per workload, the mean regret and the bar met.
 [ "$(wc -l < "$work/own.md")" -eq 6 ] || fail "one-run table has $(wc -l < "$work/own.md") lines"
-grep -q '^| workload | L\* | knee | fixed |$' "$work/own.md" || fail "one-run header"
+grep -q '^| workload | L\* | marginal | fixed |$' "$work/own.md" || fail "one-run header"
 awk -F' [|] ' 'NR >= 3 && NR <= 4 {
   for (i = 3; i <= 4; i++) if ($i !~ /^[0-9]+\.[0-9][0-9][0-9] (ok|\(.*\))( [|])?$/) exit 1
 }' "$work/own.md" || fail "a one-run cell is not 'regret ok' or 'regret (misses)'"
@@ -46,16 +46,16 @@ grep -q "^| \*\*bar met\*\* | | \*\*" "$work/seeds.md" || fail "seeds table has 
 # The cells show the workbench's own verdict ("misses") with the values that missed; a report
 # without "misses" (an older workbench's) is refused.
 cat > "$work/steps.json" <<'JSON'
-{"default_algorithm": "knee", "workloads": [
+{"default_algorithm": "marginal", "workloads": [
  {"name": "late", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}, {"oracle": {"limit": 4}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 40.0,
+  "results": [{"algorithm": "marginal", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 40.0,
                "service_in_band": 0.95, "fairness": null, "regret": 0.01, "misses": ["recovery_rtts"]}]},
  {"name": "never", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}, {"oracle": {"limit": 4}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 0.9, "p99_ratio": 1.0, "recovery_rtts": null,
+  "results": [{"algorithm": "marginal", "throughput_ratio": 0.9, "p99_ratio": 1.0, "recovery_rtts": null,
                "service_in_band": 0.0, "fairness": null, "regret": 0.1,
                "misses": ["throughput_ratio", "recovery_rtts", "service_in_band"]}]},
  {"name": "met", "phases": [{"oracle": {"limit": 4}}, {"oracle": {"limit": 8}}],
-  "results": [{"algorithm": "knee", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 12.0,
+  "results": [{"algorithm": "marginal", "throughput_ratio": 1.0, "p99_ratio": 1.0, "recovery_rtts": 12.0,
                "service_in_band": 0.9559, "fairness": null, "regret": 0.01, "misses": []}]}]}
 JSON
 "$table" < "$work/steps.json" > "$work/steps.md"
@@ -70,11 +70,11 @@ grep -q "older workbench" "$work/err" || fail "older-report message: $(cat "$wor
 # Families: for each family and algorithm, the count meeting the bar on each run, as the
 # workbench's own per-family summary says, and the mean regret over all of them.
 for seed in 3 4; do
-  "$workbench" --generate 2 --seed "$seed" --algorithm knee fixed --json > "$work/gen$seed.json" \
+  "$workbench" --generate 2 --seed "$seed" --algorithm marginal fixed --json > "$work/gen$seed.json" \
     2> /dev/null
 done
 "$table" --families "$work/gen3.json" "$work/gen4.json" > "$work/families.md"
-grep -q '^| family | workloads | knee | fixed |$' "$work/families.md" || fail "families header"
+grep -q '^| family | workloads | marginal | fixed |$' "$work/families.md" || fail "families header"
 expected=$(python3 - "$work/gen3.json" "$work/gen4.json" <<'PY'
 import json, sys
 runs = [json.load(open(p)) for p in sys.argv[1:]]
@@ -88,9 +88,9 @@ grep -qF "$expected" "$work/families.md" || fail "families row: want '$expected'
 
 # Plants: the ratios and the plant bench's own verdict.
 cat > "$work/plants.json" <<'JSON'
-{"default_algorithm": "knee", "plants": [
+{"default_algorithm": "marginal", "plants": [
  {"name": "p", "oracle": {"limit": 8, "throughput": 100, "p99_ms": 1}, "sweep": [],
-  "results": [{"algorithm": "knee", "throughput_ratio": 0.5, "p99_ratio": 1.0, "regret": 0.5,
+  "results": [{"algorithm": "marginal", "throughput_ratio": 0.5, "p99_ratio": 1.0, "regret": 0.5,
                "mean_limit": 2, "refused_fraction": 0, "meets_bar": false,
                "misses": ["throughput_ratio"]},
               {"algorithm": "aimd", "throughput_ratio": 1.0, "p99_ratio": 1.1, "regret": 0.0,
@@ -103,7 +103,7 @@ if "$table" --plants "$work/steps.json" 2> "$work/err"; then fail "a workbench r
 grep -q "not blobtune-plantbench" "$work/err" || fail "plants message: $(cat "$work/err")"
 
 # Bad input: runs of other algorithms, a missing file, no file.
-"$workbench" --workload "${files[0]}" --algorithm knee --json > "$work/other.json" 2> /dev/null
+"$workbench" --workload "${files[0]}" --algorithm marginal --json > "$work/other.json" 2> /dev/null
 if "$table" --seeds "$work/own.json" "$work/other.json" 2> "$work/err"; then
   fail "mismatched runs accepted"
 fi

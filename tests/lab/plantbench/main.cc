@@ -3,7 +3,7 @@
 // same invocation (the oracle), and reports each algorithm's ratios against the best fixed limit.
 //
 //   build/bin/blobtune-plantbench                                  (every plant and algorithm)
-//   build/bin/blobtune-plantbench --plant lmdb_put_1k --algorithm knee aimd --json
+//   build/bin/blobtune-plantbench --plant lmdb_put_1k --algorithm marginal aimd --json
 //   build/bin/blobtune-plantbench --twin --plant wait_then_put_100k
 //
 // docs/PLANTS.md describes the plants, the measures and the JSON.
@@ -75,7 +75,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   cli.Add()("plant", po::value(&bench.plants)->multitoken()->value_name("NAME..."),
             "plants to run (default: all, in the order above)")(
       "algorithm", po::value(&bench.algorithms)->multitoken()->value_name("SPEC..."),
-      "registry specs (\"knee\", \"aimd:backoff_ratio=0.8\"); default: every registered "
+      "registry specs (\"marginal\", \"aimd:backoff_ratio=0.8\"); default: every registered "
       "algorithm but \"fixed\" (the sweep is the oracle)")(
       "repetitions", cli.Value(&bench.repetitions, "N"), "repetitions of every point (1..100)")(
       "seconds", cli.Value(&bench.measure_s, "S"), "measured seconds per point (0.01..3600)")(

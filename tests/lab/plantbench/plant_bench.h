@@ -16,7 +16,7 @@
 //     refused_fraction_r = refused_r / attempts_r
 //   reported as medians over the repetitions, with the bar of the workbench (bar.h) on them.
 //
-//   BenchOptions options{.plants = {"lmdb_put_1k"}, .algorithms = {"knee"}};
+//   BenchOptions options{.plants = {"lmdb_put_1k"}, .algorithms = {"marginal"}};
 //   StatusOr<PlantBenchReport> report = RunPlantBench(options);
 //
 // Thread-safety: reentrant, but plants share the machine: run one bench at a time.

@@ -33,7 +33,7 @@
 namespace blobtune::plantbench {
 
 struct PointSpec {
-  // The limit algorithm as a registry spec ("knee", "fixed:limit=8"), built with the
+  // The limit algorithm as a registry spec ("marginal", "fixed:limit=8"), built with the
   // algorithm's own defaults for what the spec leaves out.
   std::string algorithm;
   // Seconds run before measuring, then seconds measured. REQUIRES: >= 0 and > 0.

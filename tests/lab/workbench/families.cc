@@ -71,7 +71,7 @@ Sketch KServersFamily(Draw& draw) {
   return s;
 }
 
-// Up to 16 servers that thrash past a threshold near their knee: overshooting costs throughput.
+// Up to 16 servers that thrash past a threshold near their knee, where overshooting costs throughput.
 Sketch ContentionFamily(Draw& draw) {
   Sketch s;
   s.scale = draw.ScaleOf({.min_limit = 2});

@@ -86,8 +86,6 @@ TEST(OptionTableTest, EveryRowParsesReadsBackAndRefusesWhatLiesOutsideItsRange) 
   CheckEveryRow<EnvoyGradientLimit>("gradient");
   CheckEveryRow<Gradient2Limit>("gradient2");
   CheckEveryRow<VegasLimit>("vegas");
-  CheckEveryRow<KneeLimit>("knee");
-  CheckEveryRow<PlateauLimit>("plateau");
   CheckEveryRow<MarginalLimit>("marginal");
 }
 
@@ -121,7 +119,7 @@ TEST(OptionTableTest, DescribesDefaultsInTheTextsUnitsAndRangesAsErrorsDo) {
   EXPECT_EQ(timeout.default_value, "5000");
   EXPECT_EQ(timeout.range, "> 0 ms");
   EXPECT_EQ(Find("aimd", "min_limit").range, "an integer in [1, 1000000]");
-  EXPECT_EQ(Find("knee", "climb").range, "an integer in [0, 2]");
+  EXPECT_EQ(Find("marginal", "cycle").range, "an integer in [2, 64]");
   StatusOr<std::unique_ptr<LimitAlgorithm>> refused = MakeAlgorithmFromText("aimd:backoff_ratio=1");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),

@@ -8,7 +8,6 @@
 #include "blobtune/tuner/algorithms/aimd.h"
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
-#include "blobtune/tuner/algorithms/knee.h"
 #include "blobtune/tuner/algorithms/marginal.h"
 
 namespace blobtune::tuner {
@@ -94,7 +93,7 @@ TEST(MakeAlgorithmTest, BuildsEveryRegisteredNameWithDefaults) {
   const std::vector<std::string_view> names = AlgorithmNames();
   EXPECT_EQ(names,
             (std::vector<std::string_view>{"fixed", "aimd", "gradient", "gradient2", "vegas",
-                                           "knee", "plateau", "marginal"}));
+                                           "marginal"}));
   for (std::string_view name : names) {
     StatusOr<std::unique_ptr<LimitAlgorithm>> algorithm =
         MakeAlgorithm({.name = std::string(name)});

@@ -7,9 +7,7 @@
 #include "blobtune/tuner/algorithms/fixed.h"
 #include "blobtune/tuner/algorithms/gradient.h"
 #include "blobtune/tuner/algorithms/gradient2.h"
-#include "blobtune/tuner/algorithms/knee.h"
 #include "blobtune/tuner/algorithms/marginal.h"
-#include "blobtune/tuner/algorithms/plateau.h"
 #include "blobtune/tuner/algorithms/vegas.h"
 #include "option_table.h"
 
@@ -25,10 +23,6 @@ template <>
 OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>();
 template <>
 OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>();
-template <>
-OptionTable<KneeLimit::Options> OptionsOf<KneeLimit::Options>();
-template <>
-OptionTable<PlateauLimit::Options> OptionsOf<PlateauLimit::Options>();
 template <>
 OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>();
 

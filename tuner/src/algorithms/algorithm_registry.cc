@@ -92,14 +92,12 @@ constexpr RegistryEntry Entry(std::string_view name, std::string_view summary) {
   return {name, summary, &Build<Algorithm>, &Describe<Algorithm>};
 }
 
-constexpr std::array<RegistryEntry, 8> kRegistry{{
+constexpr std::array<RegistryEntry, 6> kRegistry{{
     Entry<FixedLimit>("fixed", "A constant limit"),
     Entry<AimdLimit>("aimd", "Netflix's AIMD: additive increase, multiplicative decrease on drops"),
     Entry<EnvoyGradientLimit>("gradient", "Envoy's gradient controller: minRTT windows"),
     Entry<Gradient2Limit>("gradient2", "Netflix's Gradient2: short against long latency average"),
     Entry<VegasLimit>("vegas", "Netflix's Vegas: queue estimated from no-load latency"),
-    Entry<KneeLimit>("knee", "blobtune's goodput knee finder (docs/KNEE.md)"),
-    Entry<PlateauLimit>("plateau", "blobtune's elasticity probe for flattening curves"),
     Entry<MarginalLimit>("marginal", "blobtune's marginal-gain controller (the default)"),
 }};
 

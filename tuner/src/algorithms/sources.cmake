@@ -6,13 +6,7 @@ set(BLOBTUNE_TUNER_ALGORITHM_SOURCES
   src/algorithms/fixed.cc
   src/algorithms/gradient.cc
   src/algorithms/gradient2.cc
-  src/algorithms/knee.cc
-  src/algorithms/knee_baseline.cc
-  src/algorithms/knee_climb.cc
-  src/algorithms/knee_loss.cc
-  src/algorithms/knee_size.cc
   src/algorithms/marginal.cc
   src/algorithms/option_table.cc
-  src/algorithms/plateau.cc
   src/algorithms/vegas.cc
 )
