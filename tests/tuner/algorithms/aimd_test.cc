@@ -19,9 +19,9 @@ using testing::Success;
 
 TEST(AimdLimitConfigTest, DefaultsAreNetflixs) {
   const AimdLimit::Options defaults;
-  EXPECT_EQ(defaults.initial_limit, 20);
-  EXPECT_EQ(defaults.min_limit, 20);
-  EXPECT_EQ(defaults.max_limit, 200);
+  EXPECT_EQ(defaults.limits.initial_limit, 20);
+  EXPECT_EQ(defaults.limits.min_limit, 20);
+  EXPECT_EQ(defaults.limits.max_limit, 200);
   EXPECT_EQ(defaults.backoff_ratio, 0.9);
   EXPECT_EQ(defaults.timeout, 5s);
   EXPECT_TRUE(defaults.Validate().ok());
@@ -35,11 +35,11 @@ void ExpectInvalid(const AimdLimit::Options& options, std::string_view field) {
 }
 
 TEST(AimdLimitConfigTest, RejectsBadLimits) {
-  ExpectInvalid({.initial_limit = 1, .min_limit = 0}, "min_limit");
-  ExpectInvalid({.initial_limit = 300}, "initial_limit");
-  ExpectInvalid({.initial_limit = 10}, "initial_limit");  // Below the default min of 20.
-  ExpectInvalid({.min_limit = 20, .max_limit = 10}, "max_limit");
-  ExpectInvalid({.max_limit = 1000001}, "max_limit");
+  ExpectInvalid({.limits = {.initial_limit = 1, .min_limit = 0}}, "min_limit");
+  ExpectInvalid({.limits = {.initial_limit = 300}}, "initial_limit");
+  ExpectInvalid({.limits = {.initial_limit = 10}}, "initial_limit");  // Below min: 20.
+  ExpectInvalid({.limits = {.min_limit = 20, .max_limit = 10}}, "max_limit");
+  ExpectInvalid({.limits = {.max_limit = 1000001}}, "max_limit");
 }
 
 TEST(AimdLimitConfigTest, RejectsBackoffOutsideHalfToOne) {
@@ -59,7 +59,7 @@ TEST(AimdLimitConfigTest, RejectsNonPositiveTimeout) {
 class AimdLimitTest : public ::testing::Test {
  protected:
   // Netflix's defaults with the floor lowered so that backoff is visible.
-  AimdLimit aimd_ = AimdLimit::Create({.min_limit = 1}).value();
+  AimdLimit aimd_ = AimdLimit::Create({.limits = {.min_limit = 1}}).value();
 };
 
 TEST_F(AimdLimitTest, DropBacksOffMultiplicatively) {
@@ -92,21 +92,22 @@ TEST_F(AimdLimitTest, WeightReplaysIdenticalSamples) {
 // ---- Clamps ----
 
 TEST(AimdLimitClampTest, BackoffOnOneStaysAtOne) {
-  AimdLimit aimd = AimdLimit::Create({.initial_limit = 1, .min_limit = 1}).value();
+  AimdLimit aimd = AimdLimit::Create({.limits = {.initial_limit = 1, .min_limit = 1}}).value();
   EXPECT_EQ(aimd.Update(Drop(0ms, 1ms, 1)), 1);  // Netflix: floor(1 * 0.9) = 0; clamped to 1.
   EXPECT_EQ(aimd.Update(Drop(1ms, 1ms, 1, 50)), 1);
 }
 
 TEST(AimdLimitClampTest, NeverBelowMinNorAboveMax) {
   AimdLimit aimd =
-      AimdLimit::Create({.initial_limit = 20, .min_limit = 20, .max_limit = 21}).value();
+      AimdLimit::Create({.limits = {.initial_limit = 20, .min_limit = 20, .max_limit = 21}})
+          .value();
   EXPECT_EQ(aimd.Update(Drop(0ms, 1ms, 20)), 20);          // 18 clamped up to min 20
   EXPECT_EQ(aimd.Update(Success(1ms, 1ms, 100)), 21);      // 21
   EXPECT_EQ(aimd.Update(Success(2ms, 1ms, 100, 50)), 21);  // 22 clamped down to max 21
 }
 
 TEST(AimdLimitCloneTest, CloneIsIndependent) {
-  AimdLimit aimd = AimdLimit::Create({.min_limit = 1}).value();
+  AimdLimit aimd = AimdLimit::Create({.limits = {.min_limit = 1}}).value();
   std::unique_ptr<LimitAlgorithm> clone = aimd.Clone();
   EXPECT_EQ(aimd.Update(Drop(0ms, 1ms, 20)), 18);
   EXPECT_EQ(clone->limit(), 20);

@@ -18,9 +18,9 @@ using testing::Success;
 
 TEST(Gradient2LimitConfigTest, DefaultsAreNetflixs) {
   const Gradient2Limit::Options defaults;
-  EXPECT_EQ(defaults.initial_limit, 20);
-  EXPECT_EQ(defaults.min_limit, 20);
-  EXPECT_EQ(defaults.max_limit, 200);
+  EXPECT_EQ(defaults.limits.initial_limit, 20);
+  EXPECT_EQ(defaults.limits.min_limit, 20);
+  EXPECT_EQ(defaults.limits.max_limit, 200);
   EXPECT_EQ(defaults.smoothing, 0.2);
   EXPECT_EQ(defaults.queue_size, 4);
   EXPECT_EQ(defaults.long_window, 600);
@@ -37,9 +37,9 @@ void ExpectInvalid(const Gradient2Limit::Options& options, std::string_view fiel
 }
 
 TEST(Gradient2LimitConfigTest, RejectsBadFields) {
-  ExpectInvalid({.initial_limit = 5, .min_limit = 0}, "min_limit");
-  ExpectInvalid({.initial_limit = 201}, "initial_limit");
-  ExpectInvalid({.max_limit = 2000000}, "max_limit");
+  ExpectInvalid({.limits = {.initial_limit = 5, .min_limit = 0}}, "min_limit");
+  ExpectInvalid({.limits = {.initial_limit = 201}}, "initial_limit");
+  ExpectInvalid({.limits = {.max_limit = 2000000}}, "max_limit");
   ExpectInvalid({.smoothing = 0}, "smoothing");
   ExpectInvalid({.smoothing = 1.01}, "smoothing");
   ExpectInvalid({.queue_size = -1}, "queue_size");
@@ -58,7 +58,7 @@ TEST(Gradient2LimitConfigTest, RejectsBadFields) {
 class Gradient2LimitTest : public ::testing::Test {
  protected:
   // Netflix's defaults with the floor lowered so that shrinking is visible.
-  Gradient2Limit g2_ = Gradient2Limit::Create({.min_limit = 1}).value();
+  Gradient2Limit g2_ = Gradient2Limit::Create({.limits = {.min_limit = 1}}).value();
 };
 
 TEST_F(Gradient2LimitTest, FollowsNetflixFormula) {
@@ -100,14 +100,14 @@ TEST_F(Gradient2LimitTest, LongRttDecaysWhenLatencyRecovers) {
 }
 
 TEST_F(Gradient2LimitTest, DropsAreOrdinaryLatencySamples) {
-  Gradient2Limit other = Gradient2Limit::Create({.min_limit = 1}).value();
+  Gradient2Limit other = Gradient2Limit::Create({.limits = {.min_limit = 1}}).value();
   g2_.Update(Drop(0ms, 10ms, 20));
   other.Update(Success(0ms, 10ms, 20));
   EXPECT_DOUBLE_EQ(g2_.estimated_limit(), other.estimated_limit());
 }
 
 TEST_F(Gradient2LimitTest, WeightReplaysIdenticalSamples) {
-  Gradient2Limit other = Gradient2Limit::Create({.min_limit = 1}).value();
+  Gradient2Limit other = Gradient2Limit::Create({.limits = {.min_limit = 1}}).value();
   g2_.Update(Success(0ms, 10ms, 20, 3));
   for (int i = 0; i < 3; ++i) other.Update(Success(0ms, 10ms, 20));
   EXPECT_DOUBLE_EQ(g2_.estimated_limit(), other.estimated_limit());
@@ -123,7 +123,8 @@ TEST_F(Gradient2LimitTest, SkipsZeroLatency) {
 // ---- WindowedLimit sampling ----
 
 TEST(Gradient2LimitWindowTest, PoolsSamplesByEndTime) {
-  Gradient2Limit g2 = Gradient2Limit::Create({.min_limit = 1, .window_size = 2}).value();
+  Gradient2Limit g2 =
+      Gradient2Limit::Create({.limits = {.min_limit = 1}, .window_size = 2}).value();
   // Ends at 10 ms, past the initial deadline: the window closes with 1 sample (< 2, discarded)
   // and the next deadline is 10 ms + clamp(2 * 10 ms, 1 s, 1 s) = 1010 ms.
   g2.Update(Success(0ms, 10ms, 20));
@@ -139,7 +140,8 @@ TEST(Gradient2LimitWindowTest, PoolsSamplesByEndTime) {
 }
 
 TEST(Gradient2LimitWindowTest, WeightCountsTowardsWindowSizeAndAverage) {
-  Gradient2Limit g2 = Gradient2Limit::Create({.min_limit = 1, .window_size = 4}).value();
+  Gradient2Limit g2 =
+      Gradient2Limit::Create({.limits = {.min_limit = 1}, .window_size = 4}).value();
   g2.Update(Success(0ms, 10ms, 20));       // Closes the first (short) window at 10 ms.
   g2.Update(Success(100ms, 10ms, 20, 3));  // 3 completions of 10 ms
   g2.Update(Success(1001ms, 50ms, 20));    // 1 of 50 ms: average (30 + 50) / 4 = 20 ms
@@ -159,20 +161,22 @@ TEST(Gradient2LimitClampTest, NeverBelowMin) {
 }
 
 TEST(Gradient2LimitClampTest, NeverAboveMax) {
-  Gradient2Limit g2 = Gradient2Limit::Create({.initial_limit = 30, .max_limit = 30}).value();
+  Gradient2Limit g2 =
+      Gradient2Limit::Create({.limits = {.initial_limit = 30, .max_limit = 30}}).value();
   for (int i = 0; i < 50; ++i) g2.Update(Success(i * 1ms, 1ms, 30, 7));
   EXPECT_EQ(g2.limit(), 30);
   EXPECT_DOUBLE_EQ(g2.estimated_limit(), 30);
 }
 
 TEST(Gradient2LimitClampTest, MinLimitOfOneHoldsUnderAnyLatency) {
-  Gradient2Limit g2 = Gradient2Limit::Create({.initial_limit = 1, .min_limit = 1}).value();
+  Gradient2Limit g2 =
+      Gradient2Limit::Create({.limits = {.initial_limit = 1, .min_limit = 1}}).value();
   for (int i = 0; i < 100; ++i) g2.Update(Success(i * 1ms, (i % 2 ? 1ms : 100s), 1));
   EXPECT_GE(g2.limit(), 1);
 }
 
 TEST(Gradient2LimitCloneTest, CloneIsIndependent) {
-  Gradient2Limit g2 = Gradient2Limit::Create({.min_limit = 1}).value();
+  Gradient2Limit g2 = Gradient2Limit::Create({.limits = {.min_limit = 1}}).value();
   g2.Update(Success(0ms, 10ms, 20));
   std::unique_ptr<LimitAlgorithm> clone = g2.Clone();
   g2.Update(Success(1ms, 10ms, 20));

@@ -18,9 +18,9 @@ using testing::Success;
 
 TEST(EnvoyGradientLimitConfigTest, DefaultsAreEnvoys) {
   const EnvoyGradientLimit::Options defaults;
-  EXPECT_EQ(defaults.initial_limit, 3);
-  EXPECT_EQ(defaults.min_limit, 3);
-  EXPECT_EQ(defaults.max_limit, 1000);
+  EXPECT_EQ(defaults.limits.initial_limit, 3);
+  EXPECT_EQ(defaults.limits.min_limit, 3);
+  EXPECT_EQ(defaults.limits.max_limit, 1000);
   EXPECT_EQ(defaults.concurrency_update_interval, 100ms);
   EXPECT_EQ(defaults.sample_aggregate_percentile, 50);
   EXPECT_EQ(defaults.min_rtt_calc_interval, 60s);
@@ -39,9 +39,9 @@ void ExpectInvalid(const EnvoyGradientLimit::Options& options, std::string_view 
 }
 
 TEST(EnvoyGradientLimitConfigTest, RejectsBadFields) {
-  ExpectInvalid({.min_limit = 0}, "min_limit");
-  ExpectInvalid({.initial_limit = 2000}, "initial_limit");
-  ExpectInvalid({.max_limit = 1000001}, "max_limit");
+  ExpectInvalid({.limits = {.min_limit = 0}}, "min_limit");
+  ExpectInvalid({.limits = {.initial_limit = 2000}}, "initial_limit");
+  ExpectInvalid({.limits = {.max_limit = 1000001}}, "max_limit");
   ExpectInvalid({.concurrency_update_interval = 0ms}, "concurrency_update_interval");
   ExpectInvalid({.concurrency_update_interval = 25h}, "concurrency_update_interval");
   ExpectInvalid({.sample_aggregate_percentile = 101}, "sample_aggregate_percentile");
@@ -50,7 +50,7 @@ TEST(EnvoyGradientLimitConfigTest, RejectsBadFields) {
   ExpectInvalid({.min_rtt_request_count = 0}, "min_rtt_request_count");
   ExpectInvalid({.jitter_percent = 150}, "jitter_percent");
   ExpectInvalid({.min_concurrency = 2}, "min_concurrency");  // Below min_limit 3.
-  ExpectInvalid({.max_limit = 10, .min_concurrency = 11}, "min_concurrency");
+  ExpectInvalid({.limits = {.max_limit = 10}, .min_concurrency = 11}, "min_concurrency");
   ExpectInvalid({.buffer_percent = std::numeric_limits<double>::quiet_NaN()}, "buffer_percent");
 }
 
@@ -58,7 +58,7 @@ TEST(EnvoyGradientLimitConfigTest, RejectsBadFields) {
 
 class EnvoyGradientLimitTest : public ::testing::Test {
  protected:
-  static constexpr EnvoyGradientLimit::Options kOptions{.initial_limit = 10,
+  static constexpr EnvoyGradientLimit::Options kOptions{.limits = {.initial_limit = 10},
                                                         .min_rtt_calc_interval = 1s,
                                                         .min_rtt_request_count = 5,
                                                         .jitter_percent = 0};
@@ -185,7 +185,8 @@ TEST_F(EnvoyGradientLimitTest, SameSeedSameRun) {
 
 TEST_F(EnvoyGradientLimitTest, NeverAboveMax) {
   EnvoyGradientLimit envoy =
-      EnvoyGradientLimit::Create({.initial_limit = 10, .max_limit = 12, .min_rtt_request_count = 5})
+      EnvoyGradientLimit::Create(
+          {.limits = {.initial_limit = 10, .max_limit = 12}, .min_rtt_request_count = 5})
           .value();
   FinishFirstWindow(envoy, 10ms);
   envoy.Update(Success(50ms, 1ms, 10));
@@ -195,7 +196,8 @@ TEST_F(EnvoyGradientLimitTest, NeverAboveMax) {
 
 TEST_F(EnvoyGradientLimitTest, ZeroLatenciesDoNotDivideByZero) {
   EnvoyGradientLimit envoy =
-      EnvoyGradientLimit::Create({.initial_limit = 4, .min_rtt_request_count = 5}).value();
+      EnvoyGradientLimit::Create({.limits = {.initial_limit = 4}, .min_rtt_request_count = 5})
+          .value();
   FinishFirstWindow(envoy, 0ms);
   envoy.Update(Success(50ms, 0ms, 4));
   // minRTT and sampleRTT are floored at 1 ns: gradient 1.25; 4 * 1.25 + sqrt 5 = 7.24 -> 7.

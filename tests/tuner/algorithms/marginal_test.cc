@@ -32,7 +32,7 @@ TEST(MarginalLimitConfigTest, DefaultsAreValid) {
   EXPECT_TRUE(defaults.Validate().ok());
   const MarginalLimit marginal = MarginalLimit::Create(defaults).value();
   EXPECT_EQ(marginal.name(), "marginal");
-  EXPECT_EQ(marginal.limit(), defaults.initial_limit);
+  EXPECT_EQ(marginal.limit(), defaults.limits.initial_limit);
   EXPECT_EQ(marginal.estimates().state, "startup");
 }
 
@@ -45,9 +45,9 @@ void ExpectInvalid(const MarginalLimit::Options& options, std::string_view field
 
 TEST(MarginalLimitConfigTest, RejectsBadFields) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  ExpectInvalid({.min_limit = 0}, "min_limit");
-  ExpectInvalid({.initial_limit = 2000}, "initial_limit");
-  ExpectInvalid({.max_limit = 1000001}, "max_limit");
+  ExpectInvalid({.limits = {.min_limit = 0}}, "min_limit");
+  ExpectInvalid({.limits = {.initial_limit = 2000}}, "initial_limit");
+  ExpectInvalid({.limits = {.max_limit = 1000001}}, "max_limit");
   ExpectInvalid({.threshold = 0}, "threshold");
   ExpectInvalid({.threshold = nan}, "threshold");
   ExpectInvalid({.probe = 0}, "probe");
@@ -68,7 +68,7 @@ TEST(MarginalLimitConfigTest, RegistryBuildsItWithParameters) {
   const auto& marginal = dynamic_cast<const MarginalLimit&>(**built);
   EXPECT_EQ(marginal.options().threshold, 0.2);
   EXPECT_EQ(marginal.options().cycle, 8);
-  EXPECT_EQ(marginal.options().max_limit, 64);
+  EXPECT_EQ(marginal.options().limits.max_limit, 64);
   EXPECT_FALSE(MakeAlgorithmFromText("marginal:cycle=0").ok());
 }
 
@@ -185,8 +185,8 @@ TEST(MarginalLimitTest, NeverLeavesItsBoundsAndNeverFallsBelowOne) {
         sample.refused = uniform(0, 1) < 0.05 ? 3 : 0;
         now += Ms(uniform(0, 2));
         const int limit = marginal->Update(sample);
-        ASSERT_GE(limit, std::max(1, options.min_limit)) << spec;
-        ASSERT_LE(limit, options.max_limit) << spec;
+        ASSERT_GE(limit, std::max(1, options.limits.min_limit)) << spec;
+        ASSERT_LE(limit, options.limits.max_limit) << spec;
         ASSERT_EQ(limit, marginal->limit());
       }
     }

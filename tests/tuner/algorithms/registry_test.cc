@@ -125,7 +125,7 @@ TEST(MakeAlgorithmTest, AppliesParametersInTheirUnits) {
           .value();
   const auto& aimd = dynamic_cast<const AimdLimit&>(*algorithm);
   EXPECT_EQ(aimd.options().backoff_ratio, 0.8);
-  EXPECT_EQ(aimd.options().max_limit, 64);
+  EXPECT_EQ(aimd.options().limits.max_limit, 64);
   EXPECT_EQ(aimd.options().timeout, 500ms);
 
   algorithm = MakeAlgorithm(ParseAlgorithmSpec("gradient2:min_rtt_threshold_ms=0.05,"
@@ -203,7 +203,7 @@ TEST(MakeDefaultAlgorithmTest, IsMarginalWithDefaults) {
   std::unique_ptr<LimitAlgorithm> algorithm = MakeDefaultAlgorithm();
   ASSERT_NE(algorithm, nullptr);
   EXPECT_EQ(algorithm->name(), "marginal");
-  EXPECT_EQ(algorithm->limit(), MarginalLimit::Options{}.initial_limit);
+  EXPECT_EQ(algorithm->limit(), MarginalLimit::Options{}.limits.initial_limit);
 }
 
 }  // namespace

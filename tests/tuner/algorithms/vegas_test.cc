@@ -18,9 +18,9 @@ using testing::Success;
 
 TEST(VegasLimitConfigTest, DefaultsAreNetflixs) {
   const VegasLimit::Options defaults;
-  EXPECT_EQ(defaults.initial_limit, 20);
-  EXPECT_EQ(defaults.min_limit, 1);
-  EXPECT_EQ(defaults.max_limit, 1000);
+  EXPECT_EQ(defaults.limits.initial_limit, 20);
+  EXPECT_EQ(defaults.limits.min_limit, 1);
+  EXPECT_EQ(defaults.limits.max_limit, 1000);
   EXPECT_EQ(defaults.smoothing, 1.0);
   EXPECT_EQ(defaults.alpha_factor, 3);
   EXPECT_EQ(defaults.beta_factor, 6);
@@ -37,8 +37,8 @@ void ExpectInvalid(const VegasLimit::Options& options, std::string_view field) {
 }
 
 TEST(VegasLimitConfigTest, RejectsBadFields) {
-  ExpectInvalid({.min_limit = 0}, "min_limit");
-  ExpectInvalid({.initial_limit = 1001}, "initial_limit");
+  ExpectInvalid({.limits = {.min_limit = 0}}, "min_limit");
+  ExpectInvalid({.limits = {.initial_limit = 1001}}, "initial_limit");
   ExpectInvalid({.smoothing = 0}, "smoothing");
   ExpectInvalid({.alpha_factor = 0}, "alpha_factor");
   ExpectInvalid({.alpha_factor = 7}, "beta_factor");           // beta (6) must not be below alpha.
@@ -78,7 +78,7 @@ TEST_F(VegasLimitTest, FollowsNetflixRule) {
 }
 
 TEST_F(VegasLimitTest, StepsScaleWithLog10OfTheLimit) {
-  VegasLimit vegas = VegasLimit::Create({.initial_limit = 100}).value();
+  VegasLimit vegas = VegasLimit::Create({.limits = {.initial_limit = 100}}).value();
   vegas.Update(Success(0ms, 10ms, 100));
   // log(100) = 2: queue 0 <= threshold 2, so L + beta = 100 + 6 * 2
   EXPECT_EQ(vegas.Update(Success(1ms, 10ms, 100)), 112);
@@ -96,7 +96,8 @@ TEST_F(VegasLimitTest, SmoothingBlendsTheNewEstimate) {
 TEST_F(VegasLimitTest, ProbeResetsNoLoadLatencyFromCountedSamples) {
   // probe_multiplier 1 at limit 2: due once probe_count >= jitter * 2, jitter in [0.5, 1), so on
   // the second sample.
-  VegasLimit vegas = VegasLimit::Create({.initial_limit = 2, .probe_multiplier = 1}).value();
+  VegasLimit vegas =
+      VegasLimit::Create({.limits = {.initial_limit = 2}, .probe_multiplier = 1}).value();
   vegas.Update(Success(0ms, 10ms, 2));
   EXPECT_EQ(vegas.estimates().baseline_latency, 10ms);
   EXPECT_EQ(vegas.Update(Success(1ms, 50ms, 2)), 2);  // The probe takes 50 ms as the new noload.
@@ -115,10 +116,12 @@ TEST_F(VegasLimitTest, SkipsZeroLatency) {
 
 TEST(VegasLimitSeedTest, SameSeedSameRun) {
   VegasLimit a =
-      VegasLimit::Create({.initial_limit = 5, .probe_multiplier = 3, .seed = 42}).value();
+      VegasLimit::Create({.limits = {.initial_limit = 5}, .probe_multiplier = 3, .seed = 42})
+          .value();
   VegasLimit b = a;
   VegasLimit c =
-      VegasLimit::Create({.initial_limit = 5, .probe_multiplier = 3, .seed = 42}).value();
+      VegasLimit::Create({.limits = {.initial_limit = 5}, .probe_multiplier = 3, .seed = 42})
+          .value();
   for (int i = 0; i < 2000; ++i) {
     const auto latency = std::chrono::microseconds(1000 + (i * 7919) % 5000);
     const Sample sample = Success(i * 1ms, latency, 5 + i % 20);
@@ -132,7 +135,8 @@ TEST(VegasLimitSeedTest, SameSeedSameRun) {
 
 TEST(VegasLimitClampTest, NeverAboveMaxNorBelowMin) {
   VegasLimit vegas =
-      VegasLimit::Create({.initial_limit = 20, .min_limit = 20, .max_limit = 22}).value();
+      VegasLimit::Create({.limits = {.initial_limit = 20, .min_limit = 20, .max_limit = 22}})
+          .value();
   vegas.Update(Success(0ms, 10ms, 20));
   EXPECT_EQ(vegas.Update(Success(1ms, 10ms, 20)), 22);  // 26 clamped to 22
   EXPECT_EQ(vegas.Update(Drop(2ms, 10ms, 20)), 21);
@@ -141,7 +145,7 @@ TEST(VegasLimitClampTest, NeverAboveMaxNorBelowMin) {
 }
 
 TEST(VegasLimitClampTest, DropsAtOneStayAtOne) {
-  VegasLimit vegas = VegasLimit::Create({.initial_limit = 1}).value();
+  VegasLimit vegas = VegasLimit::Create({.limits = {.initial_limit = 1}}).value();
   vegas.Update(Success(0ms, 10ms, 1));
   EXPECT_EQ(vegas.Update(Drop(1ms, 10ms, 1, 5)), 1);  // 1 - 1 = 0 clamped to 1
 }

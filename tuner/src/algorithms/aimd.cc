@@ -27,14 +27,7 @@ OptionTable<AimdLimit::Options> OptionsOf<AimdLimit::Options>() {
 
 }  // namespace algorithms_internal
 
-Status AimdLimit::Options::Validate() const {
-  return internal::CheckOptions("aimd", *this);
-}
-
-StatusOr<AimdLimit> AimdLimit::Create(const Options& options) {
-  if (Status status = options.Validate(); !status.ok()) return status;
-  return AimdLimit(options);
-}
+Status AimdOptions::Validate() const { return internal::CheckOptions(AimdLimit::kName, *this); }
 
 int AimdLimit::Step(const Sample& sample) const {
   double estimate = limit_;
@@ -43,7 +36,7 @@ int AimdLimit::Step(const Sample& sample) const {
   } else if (static_cast<long long>(sample.inflight) * 2 >= limit_) {
     estimate = limit_ + 1;
   }
-  return internal::ClampLimit(estimate, options_.min_limit, options_.max_limit);
+  return internal::ClampLimit(estimate, min_limit(), max_limit());
 }
 
 int AimdLimit::Update(const Sample& sample) {
@@ -54,10 +47,6 @@ int AimdLimit::Update(const Sample& sample) {
     limit_ = next;
   }
   return limit_;
-}
-
-std::unique_ptr<LimitAlgorithm> AimdLimit::Clone() const {
-  return std::make_unique<AimdLimit>(*this);
 }
 
 }  // namespace blobtune::tuner

@@ -88,17 +88,17 @@ struct RegistryEntry {
 // ---- The registry: one row per algorithm; its options are its table (option_table.h). ----
 
 template <typename Algorithm>
-constexpr RegistryEntry Entry(std::string_view name, std::string_view summary) {
-  return {name, summary, &Build<Algorithm>, &Describe<Algorithm>};
+constexpr RegistryEntry Entry(std::string_view summary) {
+  return {Algorithm::kName, summary, &Build<Algorithm>, &Describe<Algorithm>};
 }
 
 constexpr std::array<RegistryEntry, 6> kRegistry{{
-    Entry<FixedLimit>("fixed", "A constant limit"),
-    Entry<AimdLimit>("aimd", "Netflix's AIMD: additive increase, multiplicative decrease on drops"),
-    Entry<EnvoyGradientLimit>("gradient", "Envoy's gradient controller: minRTT windows"),
-    Entry<Gradient2Limit>("gradient2", "Netflix's Gradient2: short against long latency average"),
-    Entry<VegasLimit>("vegas", "Netflix's Vegas: queue estimated from no-load latency"),
-    Entry<MarginalLimit>("marginal", "blobtune's marginal-gain controller (the default)"),
+    Entry<FixedLimit>("A constant limit"),
+    Entry<AimdLimit>("Netflix's AIMD: additive increase, multiplicative decrease on drops"),
+    Entry<EnvoyGradientLimit>("Envoy's gradient controller: minRTT windows"),
+    Entry<Gradient2Limit>("Netflix's Gradient2: short against long latency average"),
+    Entry<VegasLimit>("Netflix's Vegas: queue estimated from no-load latency"),
+    Entry<MarginalLimit>("blobtune's marginal-gain controller (the default)"),
 }};
 
 const RegistryEntry* FindEntry(std::string_view name) {

@@ -21,19 +21,10 @@ OptionTable<FixedLimit::Options> OptionsOf<FixedLimit::Options>() {
 
 }  // namespace algorithms_internal
 
-Status FixedLimit::Options::Validate() const {
-  return algorithms_internal::CheckOptions("fixed", *this);
+Status FixedOptions::Validate() const {
+  return algorithms_internal::CheckOptions(FixedLimit::kName, *this);
 }
 
-StatusOr<FixedLimit> FixedLimit::Create(const Options& options) {
-  if (Status status = options.Validate(); !status.ok()) return status;
-  return FixedLimit(options);
-}
-
-int FixedLimit::Update(const Sample& /*sample*/) { return options_.limit; }
-
-std::unique_ptr<LimitAlgorithm> FixedLimit::Clone() const {
-  return std::make_unique<FixedLimit>(*this);
-}
+int FixedLimit::Update(const Sample& /*sample*/) { return limit_; }
 
 }  // namespace blobtune::tuner

@@ -13,7 +13,7 @@ namespace internal = algorithms_internal;
 
 namespace {
 
-constexpr std::string_view kName = "gradient";
+constexpr std::string_view kName = EnvoyGradientLimit::kName;
 // Envoy re-measures minRTT after this many consecutive updates that leave the limit at the floor.
 constexpr int kUpdatesAtFloorBeforeRemeasure = 5;
 constexpr double kMinGradient = 0.5;
@@ -52,18 +52,13 @@ OptionTable<EnvoyGradientLimit::Options> OptionsOf<EnvoyGradientLimit::Options>(
 
 }  // namespace algorithms_internal
 
-Status EnvoyGradientLimit::Options::Validate() const {
+Status EnvoyGradientOptions::Validate() const {
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
-  if (min_concurrency < min_limit || min_concurrency > max_limit) {
+  if (min_concurrency < limits.min_limit || min_concurrency > limits.max_limit) {
     return internal::InvalidField(kName, "min_concurrency",
                                   "must lie within [min_limit, max_limit]", min_concurrency);
   }
   return Status::Ok();
-}
-
-StatusOr<EnvoyGradientLimit> EnvoyGradientLimit::Create(const Options& options) {
-  if (Status status = options.Validate(); !status.ok()) return status;
-  return EnvoyGradientLimit(options);
 }
 
 // Envoy's constructor pins the limit to min_concurrency and enters a minRTT window. It also arms
@@ -71,10 +66,9 @@ StatusOr<EnvoyGradientLimit> EnvoyGradientLimit::Create(const Options& options) 
 // re-armed when the window ends, so leaving it disarmed here behaves the same without needing
 // a construction time.
 EnvoyGradientLimit::EnvoyGradientLimit(const Options& options)
-    : options_(options),
-      limit_(options.min_concurrency),
-      deferred_limit_(options.initial_limit),
-      rng_(options.seed) {}
+    : AlgorithmBase(options), deferred_limit_(options.limits.initial_limit), rng_(options.seed) {
+  limit_ = options.min_concurrency;
+}
 
 int EnvoyGradientLimit::Update(const Sample& sample) {
   const TimePoint now = sample.end();
@@ -154,13 +148,13 @@ int EnvoyGradientLimit::CalculateNewLimit() const {
   const double gradient = std::clamp(buffered_min_rtt / sample_rtt, kMinGradient, kMaxGradient);
   const double scaled = limit_ * gradient;
   const double headroom = std::sqrt(scaled);
-  return internal::ClampLimit(scaled + headroom, options_.min_limit, options_.max_limit);
+  return internal::ClampLimit(scaled + headroom, min_limit(), max_limit());
 }
 
 void EnvoyGradientLimit::SetLimit(int new_limit, TimePoint at) {
   const int old_limit = limit_;
   limit_ = new_limit;
-  if (!InMinRttWindow() && old_limit == options_.min_limit && new_limit == options_.min_limit) {
+  if (!InMinRttWindow() && old_limit == min_limit() && new_limit == min_limit()) {
     ++updates_at_floor_;
   } else {
     updates_at_floor_ = 0;
@@ -207,10 +201,6 @@ AlgorithmEstimates EnvoyGradientLimit::estimates() const {
   estimates.recent_latency = sample_rtt_;
   estimates.state = InMinRttWindow() ? "min_rtt_window" : "adjusting";
   return estimates;
-}
-
-std::unique_ptr<LimitAlgorithm> EnvoyGradientLimit::Clone() const {
-  return std::make_unique<EnvoyGradientLimit>(*this);
 }
 
 }  // namespace blobtune::tuner

@@ -51,8 +51,8 @@ OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>() {
 
 }  // namespace algorithms_internal
 
-Status Gradient2Limit::Options::Validate() const {
-  constexpr std::string_view kName = "gradient2";
+Status Gradient2Options::Validate() const {
+  constexpr std::string_view kName = Gradient2Limit::kName;
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
   if (max_window_time < min_window_time) {
     return internal::InvalidField(
@@ -60,11 +60,6 @@ Status Gradient2Limit::Options::Validate() const {
         std::chrono::duration<double, std::milli>(max_window_time).count());
   }
   return Status::Ok();
-}
-
-StatusOr<Gradient2Limit> Gradient2Limit::Create(const Options& options) {
-  if (Status status = options.Validate(); !status.ok()) return status;
-  return Gradient2Limit(options);
 }
 
 void Gradient2Limit::Step(double rtt_ns, int inflight) {
@@ -87,9 +82,9 @@ void Gradient2Limit::Step(double rtt_ns, int inflight) {
   const double gradient = std::clamp(options_.rtt_tolerance * long_rtt / rtt_ns, 0.5, 1.0);
   double estimate = estimated_limit_ * gradient + options_.queue_size;
   estimate = estimated_limit_ * (1 - options_.smoothing) + estimate * options_.smoothing;
-  estimated_limit_ = std::clamp(estimate, static_cast<double>(options_.min_limit),
-                                static_cast<double>(options_.max_limit));
-  limit_ = internal::ClampLimit(estimated_limit_, options_.min_limit, options_.max_limit);
+  estimated_limit_ =
+      std::clamp(estimate, static_cast<double>(min_limit()), static_cast<double>(max_limit()));
+  limit_ = internal::ClampLimit(estimated_limit_, min_limit(), max_limit());
 }
 
 void Gradient2Limit::AddToWindow(const Sample& sample) {
@@ -133,10 +128,6 @@ AlgorithmEstimates Gradient2Limit::estimates() const {
     estimates.recent_latency = Duration(static_cast<Duration::rep>(last_rtt_ns_));
   }
   return estimates;
-}
-
-std::unique_ptr<LimitAlgorithm> Gradient2Limit::Clone() const {
-  return std::make_unique<Gradient2Limit>(*this);
 }
 
 }  // namespace blobtune::tuner

@@ -71,8 +71,8 @@ OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>() {
 
 }  // namespace algorithms_internal
 
-Status MarginalLimit::Options::Validate() const {
-  constexpr std::string_view kName = "marginal";
+Status MarginalOptions::Validate() const {
+  constexpr std::string_view kName = MarginalLimit::kName;
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
   if (startup_gain <= threshold) {
     return internal::InvalidField(kName, "startup_gain", "must be > threshold", startup_gain);
@@ -80,19 +80,8 @@ Status MarginalLimit::Options::Validate() const {
   return Status::Ok();
 }
 
-StatusOr<MarginalLimit> MarginalLimit::Create(const Options& options) {
-  if (Status s = options.Validate(); !s.ok()) return s;
-  return MarginalLimit(options);
-}
-
 MarginalLimit::MarginalLimit(const Options& options)
-    : options_(options),
-      limit_(options.initial_limit),
-      ln_base_(std::log(static_cast<double>(options.initial_limit))) {}
-
-std::unique_ptr<LimitAlgorithm> MarginalLimit::Clone() const {
-  return std::make_unique<MarginalLimit>(*this);
-}
+    : AlgorithmBase(options), ln_base_(std::log(static_cast<double>(limit_))) {}
 
 AlgorithmEstimates MarginalLimit::estimates() const {
   AlgorithmEstimates e;
@@ -111,7 +100,7 @@ AlgorithmEstimates MarginalLimit::estimates() const {
 }
 
 int MarginalLimit::BaseLimit() const {
-  return internal::ClampLimit(std::exp(ln_base_) + 0.5, options_.min_limit, options_.max_limit);
+  return internal::ClampLimit(std::exp(ln_base_) + 0.5, min_limit(), max_limit());
 }
 
 double MarginalLimit::ElasticityError(double dl, double inverse_successes) const {
@@ -131,7 +120,7 @@ void MarginalLimit::StartSlot(TimePoint at) {
     const double factor = 1 + options_.probe;
     limit_ = up ? std::max(base + 1, static_cast<int>(std::lround(base * factor)))
                 : std::min(base - 1, static_cast<int>(std::lround(base / factor)));
-    limit_ = std::clamp(limit_, options_.min_limit, options_.max_limit);
+    limit_ = std::clamp(limit_, min_limit(), max_limit());
   }
   slot_.limit = limit_;
   // The limit applies from now, which is later than the slot's start when the previous slot
@@ -203,12 +192,12 @@ void MarginalLimit::CloseSlot() {
         }
       }
       if (!m.binds) return;  // Limited by demand: a higher limit would teach nothing.
-      Enter(m.limit >= options_.max_limit ? Phase::kCruise : Phase::kStartup, m);
+      Enter(m.limit >= max_limit() ? Phase::kCruise : Phase::kStartup, m);
       return;
     case Phase::kDrain: {
       const double dl = std::log(static_cast<double>(last_.limit) / m.limit);
       const double loss = last_.ln_rate - m.ln_rate;
-      if (loss < options_.threshold * dl && m.limit > options_.min_limit) {
+      if (loss < options_.threshold * dl && m.limit > min_limit()) {
         Enter(Phase::kDrain, m);
         return;
       }
@@ -229,9 +218,9 @@ void MarginalLimit::Enter(Phase phase, const Measure& from) {
   up_ = down_ = {};
   descent_ = 0;
   if (phase == Phase::kStartup) {
-    ln_base_ = std::log(std::min(2.0 * from.limit, static_cast<double>(options_.max_limit)));
+    ln_base_ = std::log(std::min(2.0 * from.limit, static_cast<double>(max_limit())));
   } else if (phase == Phase::kDrain) {
-    ln_base_ = std::log(std::max(0.5 * from.limit, static_cast<double>(options_.min_limit)));
+    ln_base_ = std::log(std::max(0.5 * from.limit, static_cast<double>(min_limit())));
   }
 }
 
@@ -278,8 +267,8 @@ void MarginalLimit::Cruise(const Measure& m) {
         descent_ = 0;
       }
     }
-    ln_base_ = std::clamp(ln_base_, std::log(static_cast<double>(options_.min_limit)),
-                          std::log(static_cast<double>(options_.max_limit)));
+    ln_base_ = std::clamp(ln_base_, std::log(static_cast<double>(min_limit())),
+                          std::log(static_cast<double>(max_limit())));
   }
   if (before_.binds && m.binds && before_.limit == m.limit) {
     const double d = m.ln_rate - before_.ln_rate;

@@ -139,14 +139,27 @@ constexpr std::array<T, N + M> Concat(const std::array<T, N>& a, const std::arra
   return out;
 }
 
-// The three rows of every algorithm with a range of limits; CheckOptions also checks how they
-// relate (ValidateLimits).
+// A row for one of the `limits` (LimitBounds, algorithm_base.h), e.g. &Bounds::min_limit.
+template <typename Options, auto kBound>
+constexpr OptionRow<Options> LimitRow(std::string_view name, std::string_view meaning) {
+  return {.name = name,
+          .type = OptionType::kInteger,
+          .range = Closed(1, kLimitCeiling),
+          .meaning = meaning,
+          .representable_min = static_cast<double>(std::numeric_limits<int>::min()),
+          .representable_max = static_cast<double>(std::numeric_limits<int>::max()),
+          .get = [](const Options& o) { return static_cast<double>(o.limits.*kBound); },
+          .set = [](Options& o, double v) { o.limits.*kBound = static_cast<int>(v); }};
+}
+
+// The three rows of every algorithm with a range of limits, first in its table; CheckOptions
+// also checks how they relate (ValidateLimits).
 template <typename Options>
 constexpr std::array<OptionRow<Options>, 3> LimitRows() {
-  constexpr OptionRange kLimits = Closed(1, kLimitCeiling);
-  return {Option<&Options::initial_limit>("initial_limit", kLimits, "the limit before any sample"),
-          Option<&Options::min_limit>("min_limit", kLimits, "floor of the limit"),
-          Option<&Options::max_limit>("max_limit", kLimits, "ceiling of the limit")};
+  using Bounds = decltype(Options::limits);
+  return {LimitRow<Options, &Bounds::initial_limit>("initial_limit", "the limit before any sample"),
+          LimitRow<Options, &Bounds::min_limit>("min_limit", "floor of the limit"),
+          LimitRow<Options, &Bounds::max_limit>("max_limit", "ceiling of the limit")};
 }
 
 // What a row accepts, as errors and the reference say it: "an integer in [1, 1000000]",
@@ -169,8 +182,9 @@ Status CheckOptions(std::string_view algorithm, const Options& options) {
       return s;
     }
   }
-  if constexpr (requires { options.min_limit + options.initial_limit + options.max_limit; }) {
-    return ValidateLimits(algorithm, options.min_limit, options.initial_limit, options.max_limit);
+  if constexpr (requires { options.limits; }) {
+    return ValidateLimits(algorithm, options.limits.min_limit, options.limits.initial_limit,
+                          options.limits.max_limit);
   }
   return Status::Ok();
 }

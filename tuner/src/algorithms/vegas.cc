@@ -38,8 +38,8 @@ OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>() {
 
 }  // namespace algorithms_internal
 
-Status VegasLimit::Options::Validate() const {
-  constexpr std::string_view kName = "vegas";
+Status VegasOptions::Validate() const {
+  constexpr std::string_view kName = VegasLimit::kName;
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
   if (beta_factor < alpha_factor) {
     return internal::InvalidField(kName, "beta_factor", "must be >= alpha_factor", beta_factor);
@@ -51,16 +51,8 @@ Status VegasLimit::Options::Validate() const {
   return Status::Ok();
 }
 
-StatusOr<VegasLimit> VegasLimit::Create(const Options& options) {
-  if (Status status = options.Validate(); !status.ok()) return status;
-  return VegasLimit(options);
-}
-
 VegasLimit::VegasLimit(const Options& options)
-    : options_(options),
-      estimated_limit_(options.initial_limit),
-      limit_(options.initial_limit),
-      rng_(options.seed) {
+    : AlgorithmBase(options), estimated_limit_(options.limits.initial_limit), rng_(options.seed) {
   ResetProbeJitter();
 }
 
@@ -109,10 +101,10 @@ void VegasLimit::Step(Duration rtt, int inflight, bool dropped) {
     return;
   }
 
-  estimate = std::clamp(estimate, static_cast<double>(options_.min_limit),
-                        static_cast<double>(options_.max_limit));
+  estimate =
+      std::clamp(estimate, static_cast<double>(min_limit()), static_cast<double>(max_limit()));
   estimated_limit_ = (1 - options_.smoothing) * estimated_limit_ + options_.smoothing * estimate;
-  limit_ = internal::ClampLimit(estimated_limit_, options_.min_limit, options_.max_limit);
+  limit_ = internal::ClampLimit(estimated_limit_, min_limit(), max_limit());
 }
 
 int VegasLimit::Update(const Sample& sample) {
@@ -126,10 +118,6 @@ AlgorithmEstimates VegasLimit::estimates() const {
   if (rtt_noload_ > Duration::zero()) estimates.baseline_latency = rtt_noload_;
   if (last_rtt_ > Duration::zero()) estimates.recent_latency = last_rtt_;
   return estimates;
-}
-
-std::unique_ptr<LimitAlgorithm> VegasLimit::Clone() const {
-  return std::make_unique<VegasLimit>(*this);
 }
 
 }  // namespace blobtune::tuner

@@ -5,7 +5,8 @@
 // up one access at a time while accesses succeed and the limit is actually in use, and backs off
 // by a constant ratio on every drop. Latency matters only through `timeout`.
 //
-//   StatusOr<AimdLimit> aimd = AimdLimit::Create({.max_limit = 64, .backoff_ratio = 0.8});
+//   StatusOr<AimdLimit> aimd =
+//       AimdLimit::Create({.limits = {.max_limit = 64}, .backoff_ratio = 0.8});
 //   if (!aimd.ok()) return aimd.status();
 //   int limit = aimd->Update(sample);
 //
@@ -27,61 +28,39 @@
 #define BLOBTUNE_TUNER_ALGORITHMS_AIMD_H_
 
 #include <chrono>
-#include <memory>
 #include <string_view>
 
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class AimdLimit final : public LimitAlgorithm {
+struct AimdOptions {
+  // Default: initial 20, min 20, max 200 accesses.
+  LimitBounds<20, 20, 200> limits;
+  // Factor applied to the limit on a drop. Default: 0.9. REQUIRES: 0.5 <= backoff_ratio < 1
+  // (Netflix's precondition: below 0.5 one drop halves the limit, 1 never backs off).
+  double backoff_ratio = 0.9;
+  // A success slower than this counts as a drop. Default: 5 s. REQUIRES: > 0.
+  Duration timeout = std::chrono::seconds(5);
+
+  Status Validate() const;
+};
+
+class AimdLimit final : public AlgorithmBase<AimdLimit, AimdOptions> {
  public:
-  struct Options {
-    // The limit before any sample. Default: 20 accesses.
-    // REQUIRES: min_limit <= initial_limit <= max_limit.
-    int initial_limit = 20;
-    // Floor of the limit. Default: 20 accesses. REQUIRES: >= 1.
-    int min_limit = 20;
-    // Ceiling of the limit. Default: 200 accesses. REQUIRES: <= 1000000.
-    int max_limit = 200;
-    // Factor applied to the limit on a drop. Default: 0.9. REQUIRES: 0.5 <= backoff_ratio < 1
-    // (Netflix's precondition: below 0.5 one drop halves the limit, 1 never backs off).
-    double backoff_ratio = 0.9;
-    // A success slower than this counts as a drop. Default: 5 s. REQUIRES: > 0.
-    Duration timeout = std::chrono::seconds(5);
+  static constexpr std::string_view kName = "aimd";
 
-    Status Validate() const;
-  };
-
-  static StatusOr<AimdLimit> Create(const Options& options);
-
-  AimdLimit(const AimdLimit&) = default;
-  AimdLimit& operator=(const AimdLimit&) = default;
-  AimdLimit(AimdLimit&&) = default;
-  AimdLimit& operator=(AimdLimit&&) = default;
-  ~AimdLimit() override = default;
-
-  std::string_view name() const noexcept override { return "aimd"; }
-  int limit() const noexcept override { return limit_; }
-  int min_limit() const noexcept override { return options_.min_limit; }
-  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
-
-  const Options& options() const noexcept { return options_; }
 
  private:
-  explicit AimdLimit(const Options& options) : options_(options), limit_(options.initial_limit) {}
+  friend AlgorithmBase;
+  explicit AimdLimit(const Options& options) : AlgorithmBase(options) {}
 
   // One Netflix _update() step for one completion.
   int Step(const Sample& sample) const;
-
-  Options options_;
-  int limit_;
 };
 
 }  // namespace blobtune::tuner

@@ -16,46 +16,30 @@
 #ifndef BLOBTUNE_TUNER_ALGORITHMS_FIXED_H_
 #define BLOBTUNE_TUNER_ALGORITHMS_FIXED_H_
 
-#include <memory>
 #include <string_view>
 
-#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class FixedLimit final : public LimitAlgorithm {
+struct FixedOptions {
+  // The limit. Default: 20 accesses. REQUIRES: 1 <= limit <= 1000000.
+  int limit = 20;
+
+  Status Validate() const;
+};
+
+class FixedLimit final : public AlgorithmBase<FixedLimit, FixedOptions> {
  public:
-  struct Options {
-    // The limit. Default: 20 accesses. REQUIRES: 1 <= limit <= 1000000.
-    int limit = 20;
+  static constexpr std::string_view kName = "fixed";
 
-    Status Validate() const;
-  };
-
-  static StatusOr<FixedLimit> Create(const Options& options);
-
-  FixedLimit(const FixedLimit&) = default;
-  FixedLimit& operator=(const FixedLimit&) = default;
-  FixedLimit(FixedLimit&&) = default;
-  FixedLimit& operator=(FixedLimit&&) = default;
-  ~FixedLimit() override = default;
-
-  std::string_view name() const noexcept override { return "fixed"; }
-  int limit() const noexcept override { return options_.limit; }
-  int min_limit() const noexcept override { return options_.limit; }
-  int max_limit() const noexcept override { return options_.limit; }
   int Update(const Sample& sample) override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
-
-  const Options& options() const noexcept { return options_; }
 
  private:
-  explicit FixedLimit(const Options& options) : options_(options) {}
-
-  Options options_;
+  friend AlgorithmBase;
+  explicit FixedLimit(const Options& options) : AlgorithmBase(options) {}
 };
 
 }  // namespace blobtune::tuner

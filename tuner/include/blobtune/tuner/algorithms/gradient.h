@@ -7,7 +7,8 @@
 // to measure that latency (minRTT) and in between scales the limit by how far the recent
 // latency (sampleRTT) sits above it.
 //
-//   StatusOr<EnvoyGradientLimit> envoy = EnvoyGradientLimit::Create({.max_limit = 256});
+//   StatusOr<EnvoyGradientLimit> envoy =
+//       EnvoyGradientLimit::Create({.limits = {.max_limit = 256}});
 //   if (!envoy.ok()) return envoy.status();
 //   int limit = envoy->Update(sample);
 //
@@ -55,74 +56,57 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <random>
 #include <string_view>
 #include <vector>
 
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class EnvoyGradientLimit final : public LimitAlgorithm {
+struct EnvoyGradientOptions {
+  // initial_limit: the limit restored when the first minRTT window ends; min_limit: the floor
+  // of computed limits (Envoy's min_concurrency_limit); max_limit: their ceiling
+  // (max_concurrency_limit). Default: initial 3 (= min_concurrency), min 3, max 1000.
+  LimitBounds<3, 3, 1000> limits;
+  // How often the limit is recomputed from sampleRTT. Default: 100 ms.
+  // REQUIRES: 0 < concurrency_update_interval <= 24 h.
+  Duration concurrency_update_interval = std::chrono::milliseconds(100);
+  // Percentile of the recorded latencies taken as sampleRTT and minRTT. Default: 50 (p50).
+  // REQUIRES: 0 <= sample_aggregate_percentile <= 100.
+  double sample_aggregate_percentile = 50;
+  // Time from the end of one minRTT window to the start of the next, before jitter.
+  // Default: 60 s. REQUIRES: 0 < min_rtt_calc_interval <= 24 h.
+  Duration min_rtt_calc_interval = std::chrono::seconds(60);
+  // Samples a minRTT window gathers (request_count). Default: 50. REQUIRES: >= 1.
+  int min_rtt_request_count = 50;
+  // Random delay added to min_rtt_calc_interval, in percent of it. Default: 15.
+  // REQUIRES: 0 <= jitter_percent <= 100.
+  double jitter_percent = 15;
+  // The limit pinned during a minRTT window. Default: 3.
+  // REQUIRES: min_limit <= min_concurrency <= max_limit.
+  int min_concurrency = 3;
+  // Margin added to minRTT, in percent of it, so natural jitter does not shrink the limit.
+  // Default: 25. REQUIRES: 0 <= buffer_percent <= 100.
+  double buffer_percent = 25;
+  // Seed of the jitter PRNG. Default: 1.
+  uint64_t seed = 1;
+
+  Status Validate() const;
+};
+
+class EnvoyGradientLimit final : public AlgorithmBase<EnvoyGradientLimit, EnvoyGradientOptions> {
  public:
-  struct Options {
-    // The limit restored when the first minRTT window ends. Default: 3 (= min_concurrency).
-    // REQUIRES: min_limit <= initial_limit <= max_limit.
-    int initial_limit = 3;
-    // Floor of computed limits (Envoy's min_concurrency_limit). Default: 3. REQUIRES: >= 1.
-    int min_limit = 3;
-    // Ceiling of computed limits (max_concurrency_limit). Default: 1000. REQUIRES: <= 1000000.
-    int max_limit = 1000;
-    // How often the limit is recomputed from sampleRTT. Default: 100 ms.
-    // REQUIRES: 0 < concurrency_update_interval <= 24 h.
-    Duration concurrency_update_interval = std::chrono::milliseconds(100);
-    // Percentile of the recorded latencies taken as sampleRTT and minRTT. Default: 50 (p50).
-    // REQUIRES: 0 <= sample_aggregate_percentile <= 100.
-    double sample_aggregate_percentile = 50;
-    // Time from the end of one minRTT window to the start of the next, before jitter.
-    // Default: 60 s. REQUIRES: 0 < min_rtt_calc_interval <= 24 h.
-    Duration min_rtt_calc_interval = std::chrono::seconds(60);
-    // Samples a minRTT window gathers (request_count). Default: 50. REQUIRES: >= 1.
-    int min_rtt_request_count = 50;
-    // Random delay added to min_rtt_calc_interval, in percent of it. Default: 15.
-    // REQUIRES: 0 <= jitter_percent <= 100.
-    double jitter_percent = 15;
-    // The limit pinned during a minRTT window. Default: 3.
-    // REQUIRES: min_limit <= min_concurrency <= max_limit.
-    int min_concurrency = 3;
-    // Margin added to minRTT, in percent of it, so natural jitter does not shrink the limit.
-    // Default: 25. REQUIRES: 0 <= buffer_percent <= 100.
-    double buffer_percent = 25;
-    // Seed of the jitter PRNG. Default: 1.
-    uint64_t seed = 1;
+  static constexpr std::string_view kName = "gradient";
 
-    Status Validate() const;
-  };
-
-  static StatusOr<EnvoyGradientLimit> Create(const Options& options);
-
-  EnvoyGradientLimit(const EnvoyGradientLimit&) = default;
-  EnvoyGradientLimit& operator=(const EnvoyGradientLimit&) = default;
-  EnvoyGradientLimit(EnvoyGradientLimit&&) = default;
-  EnvoyGradientLimit& operator=(EnvoyGradientLimit&&) = default;
-  ~EnvoyGradientLimit() override = default;
-
-  std::string_view name() const noexcept override { return "gradient"; }
-  int limit() const noexcept override { return limit_; }
-  int min_limit() const noexcept override { return options_.min_limit; }
-  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: minRTT; recent_latency: sampleRTT; state: "min_rtt_window" or "adjusting".
   AlgorithmEstimates estimates() const override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
 
-  const Options& options() const noexcept { return options_; }
   bool InMinRttWindow() const noexcept { return deferred_limit_ > 0; }
 
  private:
@@ -131,6 +115,7 @@ class EnvoyGradientLimit final : public LimitAlgorithm {
     uint32_t weight;
   };
 
+  friend AlgorithmBase;
   explicit EnvoyGradientLimit(const Options& options);
 
   void FireDueDeadlines(TimePoint now);
@@ -143,8 +128,6 @@ class EnvoyGradientLimit final : public LimitAlgorithm {
   Duration TakePercentile();
   Duration Jittered(Duration interval);
 
-  Options options_;
-  int limit_;
   // The limit saved on entering a minRTT window; > 0 exactly while in the window.
   int deferred_limit_;
   std::optional<Duration> min_rtt_;     // Empty until the first window ends.

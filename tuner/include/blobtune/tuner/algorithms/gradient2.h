@@ -7,7 +7,8 @@
 // exceeds the long-term average by more than the tolerance, and grows by up to `queue_size` per
 // update otherwise.
 //
-//   StatusOr<Gradient2Limit> g2 = Gradient2Limit::Create({.min_limit = 4, .max_limit = 256});
+//   StatusOr<Gradient2Limit> g2 =
+//       Gradient2Limit::Create({.limits = {.min_limit = 4, .max_limit = 256}});
 //   if (!g2.ok()) return g2.status();
 //   int limit = g2->Update(sample);
 //
@@ -44,69 +45,50 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class Gradient2Limit final : public LimitAlgorithm {
+struct Gradient2Options {
+  // Default: initial 20, min 20, max 200 accesses (max: Netflix's maxConcurrency).
+  LimitBounds<20, 20, 200> limits;
+  // Weight of the new estimate in each update. Default: 0.2. REQUIRES: 0 < smoothing <= 1.
+  double smoothing = 0.2;
+  // Accesses the limit may grow by per update while latency is low. Default: 4.
+  // REQUIRES: 0 <= queue_size <= 1000000.
+  int queue_size = 4;
+  // Span of the long-term latency average, in updates. Default: 600. REQUIRES: >= 1.
+  int long_window = 600;
+  // How much slower than the long-term average the current latency may be before the limit
+  // shrinks (2.0 tolerates a doubling). Default: 1.5. REQUIRES: 1 <= rtt_tolerance <= 100.
+  double rtt_tolerance = 1.5;
+
+  // Samples a window needs to produce an update; 0 disables the window. Default: 0 (Netflix's
+  // WindowedLimit uses 10). REQUIRES: >= 0.
+  int window_size = 0;
+  // Shortest window. Default: 1 s. REQUIRES: > 0.
+  Duration min_window_time = std::chrono::seconds(1);
+  // Longest window. Default: 1 s. REQUIRES: min_window_time <= max_window_time <= 1 h.
+  Duration max_window_time = std::chrono::seconds(1);
+  // Windowed samples faster than this are ignored. Default: 100 us. REQUIRES: >= 0.
+  Duration min_rtt_threshold = std::chrono::microseconds(100);
+
+  Status Validate() const;
+};
+
+class Gradient2Limit final : public AlgorithmBase<Gradient2Limit, Gradient2Options> {
  public:
-  struct Options {
-    // The limit before any sample. Default: 20 accesses.
-    // REQUIRES: min_limit <= initial_limit <= max_limit.
-    int initial_limit = 20;
-    // Floor of the limit. Default: 20 accesses. REQUIRES: >= 1.
-    int min_limit = 20;
-    // Ceiling of the limit (Netflix's maxConcurrency). Default: 200. REQUIRES: <= 1000000.
-    int max_limit = 200;
-    // Weight of the new estimate in each update. Default: 0.2. REQUIRES: 0 < smoothing <= 1.
-    double smoothing = 0.2;
-    // Accesses the limit may grow by per update while latency is low. Default: 4.
-    // REQUIRES: 0 <= queue_size <= 1000000.
-    int queue_size = 4;
-    // Span of the long-term latency average, in updates. Default: 600. REQUIRES: >= 1.
-    int long_window = 600;
-    // How much slower than the long-term average the current latency may be before the limit
-    // shrinks (2.0 tolerates a doubling). Default: 1.5. REQUIRES: 1 <= rtt_tolerance <= 100.
-    double rtt_tolerance = 1.5;
+  static constexpr std::string_view kName = "gradient2";
 
-    // Samples a window needs to produce an update; 0 disables the window. Default: 0 (Netflix's
-    // WindowedLimit uses 10). REQUIRES: >= 0.
-    int window_size = 0;
-    // Shortest window. Default: 1 s. REQUIRES: > 0.
-    Duration min_window_time = std::chrono::seconds(1);
-    // Longest window. Default: 1 s. REQUIRES: min_window_time <= max_window_time <= 1 h.
-    Duration max_window_time = std::chrono::seconds(1);
-    // Windowed samples faster than this are ignored. Default: 100 us. REQUIRES: >= 0.
-    Duration min_rtt_threshold = std::chrono::microseconds(100);
-
-    Status Validate() const;
-  };
-
-  static StatusOr<Gradient2Limit> Create(const Options& options);
-
-  Gradient2Limit(const Gradient2Limit&) = default;
-  Gradient2Limit& operator=(const Gradient2Limit&) = default;
-  Gradient2Limit(Gradient2Limit&&) = default;
-  Gradient2Limit& operator=(Gradient2Limit&&) = default;
-  ~Gradient2Limit() override = default;
-
-  std::string_view name() const noexcept override { return "gradient2"; }
-  int limit() const noexcept override { return limit_; }
-  int min_limit() const noexcept override { return options_.min_limit; }
-  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: the long-term average; recent_latency: the latency of the last update.
   AlgorithmEstimates estimates() const override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
 
-  const Options& options() const noexcept { return options_; }
   // The real-valued estimate behind limit(), for tests and plots.
   double estimated_limit() const noexcept { return estimated_limit_; }
 
@@ -127,16 +109,15 @@ class Gradient2Limit final : public LimitAlgorithm {
     int max_inflight = 0;
   };
 
+  friend AlgorithmBase;
   explicit Gradient2Limit(const Options& options)
-      : options_(options), estimated_limit_(options.initial_limit), limit_(options.initial_limit) {}
+      : AlgorithmBase(options), estimated_limit_(options.limits.initial_limit) {}
 
   // One Gradient2Limit._update() with the latency in nanoseconds.
   void Step(double rtt_ns, int inflight);
   void AddToWindow(const Sample& sample);
 
-  Options options_;
   double estimated_limit_;
-  int limit_;
   double last_rtt_ns_ = 0;
   LongRtt long_rtt_;
   Window window_;

@@ -2,7 +2,7 @@
 // stops paying in goodput: it probes a little above and below the limit, measures what the
 // marginal permits add, and moves towards where they add less than `threshold` of their share.
 //
-//   StatusOr<MarginalLimit> marginal = MarginalLimit::Create({.max_limit = 256});
+//   StatusOr<MarginalLimit> marginal = MarginalLimit::Create({.limits = {.max_limit = 256}});
 //   if (!marginal.ok()) return marginal.status();
 //   int limit = marginal->Update(sample);
 //
@@ -51,67 +51,49 @@
 #define BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_
 
 #include <cstdint>
-#include <memory>
 #include <string_view>
 
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class MarginalLimit final : public LimitAlgorithm {
+struct MarginalOptions {
+  // Startup doubles from initial_limit. Default: initial 4, min 1, max 1000 accesses.
+  LimitBounds<4, 1, 1000> limits;
+  // The elasticity below which a permit no longer pays: lower keeps more goodput at more
+  // latency, higher keeps latency lower at some goodput. Default: 0.1. REQUIRES: (0, 1).
+  double threshold = 0.1;
+  // How far a probe goes: a larger probe sees a small gain sooner and costs more while it
+  // runs. Default: 0.25 (a quarter of the limit, at least one access). REQUIRES: (0, 1].
+  double probe = 0.25;
+  // Slots per probe: more probes notice a change sooner and cost more. Default: 4.
+  // REQUIRES: 2..64.
+  int cycle = 4;
+  // The move of ln(limit) per probe that calls for one: larger follows changes faster and
+  // wanders further on noise. Default: 0.08. REQUIRES: (0, 1].
+  double step = 0.08;
+  // Standard errors of evidence before a probe switches to startup or drain. Default: 3.
+  // REQUIRES: > 0.
+  double confidence = 3;
+  // The elasticity a doubling must show to double again. Default: 0.5. REQUIRES: (threshold, 1).
+  double startup_gain = 0.5;
+
+  Status Validate() const;
+};
+
+class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions> {
  public:
-  struct Options {
-    // The limit before any sample; startup doubles from here. Default: 4 accesses.
-    // REQUIRES: min_limit <= initial_limit <= max_limit.
-    int initial_limit = 4;
-    // Floor of the limit. Default: 1. REQUIRES: >= 1.
-    int min_limit = 1;
-    // Ceiling of the limit. Default: 1000. REQUIRES: <= 1000000.
-    int max_limit = 1000;
-    // The elasticity below which a permit no longer pays: lower keeps more goodput at more
-    // latency, higher keeps latency lower at some goodput. Default: 0.1. REQUIRES: (0, 1).
-    double threshold = 0.1;
-    // How far a probe goes: a larger probe sees a small gain sooner and costs more while it
-    // runs. Default: 0.25 (a quarter of the limit, at least one access). REQUIRES: (0, 1].
-    double probe = 0.25;
-    // Slots per probe: more probes notice a change sooner and cost more. Default: 4.
-    // REQUIRES: 2..64.
-    int cycle = 4;
-    // The move of ln(limit) per probe that calls for one: larger follows changes faster and
-    // wanders further on noise. Default: 0.08. REQUIRES: (0, 1].
-    double step = 0.08;
-    // Standard errors of evidence before a probe switches to startup or drain. Default: 3.
-    // REQUIRES: > 0.
-    double confidence = 3;
-    // The elasticity a doubling must show to double again. Default: 0.5. REQUIRES: (threshold, 1).
-    double startup_gain = 0.5;
+  static constexpr std::string_view kName = "marginal";
 
-    Status Validate() const;
-  };
-
-  static StatusOr<MarginalLimit> Create(const Options& options);
-
-  MarginalLimit(const MarginalLimit&) = default;
-  MarginalLimit& operator=(const MarginalLimit&) = default;
-  MarginalLimit(MarginalLimit&&) = default;
-  MarginalLimit& operator=(MarginalLimit&&) = default;
-  ~MarginalLimit() override = default;
-
-  std::string_view name() const noexcept override { return "marginal"; }
-  int limit() const noexcept override { return limit_; }
-  int min_limit() const noexcept override { return options_.min_limit; }
-  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   AlgorithmEstimates estimates() const override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
-
-  const Options& options() const noexcept { return options_; }
 
  private:
+  friend AlgorithmBase;
+
   enum class Phase { kStartup, kDrain, kCruise };
   // What one slot saw, from its first mean latency on.
   struct Slot {
@@ -147,9 +129,7 @@ class MarginalLimit final : public LimitAlgorithm {
   // The standard error of an elasticity from goodputs measured with these successes.
   double ElasticityError(double dl, double inverse_successes) const;
 
-  Options options_;
   Phase phase_ = Phase::kStartup;
-  int limit_;
   double ln_base_;           // ln of the limit between probes (real valued).
   Measure last_;             // Startup, drain: the slot before.
   Measure before_;           // Cruise: the base slot before the probe (or the last one).

@@ -6,7 +6,7 @@
 // how far the latency sits above the minimum seen, and the limit moves to keep that queue between
 // alpha and beta accesses. The minimum is re-probed now and then so it can follow the resource.
 //
-//   StatusOr<VegasLimit> vegas = VegasLimit::Create({.max_limit = 128, .seed = 7});
+//   StatusOr<VegasLimit> vegas = VegasLimit::Create({.limits = {.max_limit = 128}, .seed = 7});
 //   if (!vegas.ok()) return vegas.status();
 //   int limit = vegas->Update(sample);
 //
@@ -42,79 +42,59 @@
 #define BLOBTUNE_TUNER_ALGORITHMS_VEGAS_H_
 
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <string_view>
 
+#include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/sample.h"
 #include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 
-class VegasLimit final : public LimitAlgorithm {
+struct VegasOptions {
+  // Default: initial 20, min 1, max 1000 accesses (max: Netflix's maxConcurrency).
+  LimitBounds<20, 1, 1000> limits;
+  // Weight of the new estimate in each update. Default: 1.0. REQUIRES: 0 < smoothing <= 1.
+  double smoothing = 1.0;
+  // Queue length, in multiples of log(limit), below which the limit grows. Default: 3.
+  // REQUIRES: threshold_factor <= alpha_factor <= beta_factor <= 1000, alpha_factor > 0.
+  double alpha_factor = 3;
+  // Queue length, in multiples of log(limit), above which the limit shrinks; also the fast
+  // growth step. Default: 6.
+  double beta_factor = 6;
+  // Queue length, in multiples of log(limit), at or below which the limit grows by beta.
+  // Default: 1. REQUIRES: >= 0.
+  double threshold_factor = 1;
+  // No-load latency is re-probed every jitter * probe_multiplier * limit samples, jitter in
+  // [0.5, 1). Default: 30. REQUIRES: 1 <= probe_multiplier <= 1000000.
+  int probe_multiplier = 30;
+  // Seed of the probe jitter PRNG. Default: 1.
+  uint64_t seed = 1;
+
+  Status Validate() const;
+};
+
+class VegasLimit final : public AlgorithmBase<VegasLimit, VegasOptions> {
  public:
-  struct Options {
-    // The limit before any sample. Default: 20 accesses.
-    // REQUIRES: min_limit <= initial_limit <= max_limit.
-    int initial_limit = 20;
-    // Floor of the limit. Default: 1 access. REQUIRES: >= 1.
-    int min_limit = 1;
-    // Ceiling of the limit (Netflix's maxConcurrency). Default: 1000. REQUIRES: <= 1000000.
-    int max_limit = 1000;
-    // Weight of the new estimate in each update. Default: 1.0. REQUIRES: 0 < smoothing <= 1.
-    double smoothing = 1.0;
-    // Queue length, in multiples of log(limit), below which the limit grows. Default: 3.
-    // REQUIRES: threshold_factor <= alpha_factor <= beta_factor <= 1000, alpha_factor > 0.
-    double alpha_factor = 3;
-    // Queue length, in multiples of log(limit), above which the limit shrinks; also the fast
-    // growth step. Default: 6.
-    double beta_factor = 6;
-    // Queue length, in multiples of log(limit), at or below which the limit grows by beta.
-    // Default: 1. REQUIRES: >= 0.
-    double threshold_factor = 1;
-    // No-load latency is re-probed every jitter * probe_multiplier * limit samples, jitter in
-    // [0.5, 1). Default: 30. REQUIRES: 1 <= probe_multiplier <= 1000000.
-    int probe_multiplier = 30;
-    // Seed of the probe jitter PRNG. Default: 1.
-    uint64_t seed = 1;
+  static constexpr std::string_view kName = "vegas";
 
-    Status Validate() const;
-  };
-
-  static StatusOr<VegasLimit> Create(const Options& options);
-
-  VegasLimit(const VegasLimit&) = default;
-  VegasLimit& operator=(const VegasLimit&) = default;
-  VegasLimit(VegasLimit&&) = default;
-  VegasLimit& operator=(VegasLimit&&) = default;
-  ~VegasLimit() override = default;
-
-  std::string_view name() const noexcept override { return "vegas"; }
-  int limit() const noexcept override { return limit_; }
-  int min_limit() const noexcept override { return options_.min_limit; }
-  int max_limit() const noexcept override { return options_.max_limit; }
   int Update(const Sample& sample) override;
   // baseline_latency: rtt_noload; recent_latency: the last sample's latency.
   AlgorithmEstimates estimates() const override;
-  std::unique_ptr<LimitAlgorithm> Clone() const override;
 
-  const Options& options() const noexcept { return options_; }
   // The real-valued estimate behind limit(), for tests and plots.
   double estimated_limit() const noexcept { return estimated_limit_; }
 
  private:
+  friend AlgorithmBase;
   explicit VegasLimit(const Options& options);
 
   // One VegasLimit._update() for one completion.
   void Step(Duration rtt, int inflight, bool dropped);
   void ResetProbeJitter();
 
-  Options options_;
   double estimated_limit_;
-  int limit_;
   Duration rtt_noload_ = Duration::zero();  // Zero until the first sample.
   Duration last_rtt_ = Duration::zero();
   uint64_t probe_count_ = 0;

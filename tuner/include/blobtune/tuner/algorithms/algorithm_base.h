@@ -1,0 +1,107 @@
+// AlgorithmBase: what every limit algorithm of this folder shares, written once, so that an
+// algorithm's header is its options and its law. LimitBounds: the limits its options hold.
+//
+//   struct AimdOptions {
+//     LimitBounds<20, 20, 200> limits;  // initial_limit, min_limit, max_limit and their defaults
+//     double backoff_ratio = 0.9;
+//     Status Validate() const;
+//   };
+//   class AimdLimit final : public AlgorithmBase<AimdLimit, AimdOptions> {
+//    public:
+//     static constexpr std::string_view kName = "aimd";
+//     int Update(const Sample& sample) override;
+//    private:
+//     friend AlgorithmBase;  // Create() builds it after Validate().
+//     explicit AimdLimit(const Options& options) : AlgorithmBase(options) {}
+//   };
+//
+//   StatusOr<AimdLimit> aimd = AimdLimit::Create({.limits = {.max_limit = 64}});
+//
+// The base provides Create() (Validate(), then the constructor), name(), limit() (the protected
+// `limit_` the law sets), min_limit() and max_limit() (from `limits`, or for options without
+// limits, whose one `limit` never moves, that limit), Clone(), options(), copy and move.
+//
+// Thread-safety: none; driven by one thread at a time.
+#ifndef BLOBTUNE_TUNER_ALGORITHMS_ALGORITHM_BASE_H_
+#define BLOBTUNE_TUNER_ALGORITHMS_ALGORITHM_BASE_H_
+
+#include <memory>
+#include <string_view>
+
+#include "blobtune/tuner/limit_algorithm.h"
+#include "blobtune/tuner/status.h"
+#include "blobtune/tuner/status_or.h"
+
+namespace blobtune::tuner {
+
+// The limits of an algorithm that moves its limit, with that algorithm's defaults (so that
+// `.limits = {.max_limit = 64}` keeps the other two at the algorithm's own).
+template <int kInitial, int kMin, int kMax>
+struct LimitBounds {
+  // The limit before any sample. REQUIRES: min_limit <= initial_limit <= max_limit.
+  int initial_limit = kInitial;
+  // Floor of the limit. REQUIRES: >= 1.
+  int min_limit = kMin;
+  // Ceiling of the limit. REQUIRES: <= 1000000.
+  int max_limit = kMax;
+};
+
+template <typename Algorithm, typename AlgorithmOptions>
+class AlgorithmBase : public LimitAlgorithm {
+ public:
+  using Options = AlgorithmOptions;
+
+  // The algorithm with these options, or INVALID_ARGUMENT naming the option Validate() refused.
+  static StatusOr<Algorithm> Create(const Options& options) {
+    if (Status s = options.Validate(); !s.ok()) return s;
+    return Algorithm(options);
+  }
+
+  AlgorithmBase(const AlgorithmBase&) = default;
+  AlgorithmBase& operator=(const AlgorithmBase&) = default;
+  AlgorithmBase(AlgorithmBase&&) = default;
+  AlgorithmBase& operator=(AlgorithmBase&&) = default;
+  ~AlgorithmBase() override = default;
+
+  std::string_view name() const noexcept final { return Algorithm::kName; }
+  int limit() const noexcept final { return limit_; }
+  int min_limit() const noexcept final {
+    if constexpr (kMoves) {
+      return options_.limits.min_limit;
+    } else {
+      return options_.limit;
+    }
+  }
+  int max_limit() const noexcept final {
+    if constexpr (kMoves) {
+      return options_.limits.max_limit;
+    } else {
+      return options_.limit;
+    }
+  }
+  std::unique_ptr<LimitAlgorithm> Clone() const final {
+    return std::make_unique<Algorithm>(static_cast<const Algorithm&>(*this));
+  }
+
+  const Options& options() const noexcept { return options_; }
+
+ protected:
+  // REQUIRES: options.Validate() is OK.
+  explicit AlgorithmBase(const Options& options) : options_(options) {
+    if constexpr (kMoves) {
+      limit_ = options.limits.initial_limit;
+    } else {
+      limit_ = options.limit;
+    }
+  }
+
+  Options options_;
+  int limit_ = 1;  // The limit in force; the law keeps it within [min_limit(), max_limit()].
+
+ private:
+  static constexpr bool kMoves = requires(const Options& o) { o.limits.initial_limit; };
+};
+
+}  // namespace blobtune::tuner
+
+#endif  // BLOBTUNE_TUNER_ALGORITHMS_ALGORITHM_BASE_H_
