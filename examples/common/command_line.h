@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/version.h"
+#include "blobtune/base/version.h"
 #include "common/parse_number.h"
 
 namespace blobtune::examples {

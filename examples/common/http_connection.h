@@ -39,7 +39,7 @@
 #include <string_view>
 #include <utility>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "common/http_message.h"
 #include "common/receive_buffer.h"
 

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <utility>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::examples {
 

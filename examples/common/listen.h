@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::examples {
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "bench_flags.h"
+#include "blobtune/base/mutex.h"
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/mutex.h"
 #include "delivery_run.h"
 #include "mail_server.h"
 
@@ -55,9 +55,9 @@ class RoundsProgress {
  private:
   mutable Mutex mutex_;
   const int total_;
-  int done_ GUARDED_BY(mutex_) = 0;
-  std::string configuration_ GUARDED_BY(mutex_);
-  const tuner::Limiter* limiter_ GUARDED_BY(mutex_) = nullptr;
+  int done_ BLOBTUNE_GUARDED_BY(mutex_) = 0;
+  std::string configuration_ BLOBTUNE_GUARDED_BY(mutex_);
+  const tuner::Limiter* limiter_ BLOBTUNE_GUARDED_BY(mutex_) = nullptr;
 };
 
 // What the rounds run against.

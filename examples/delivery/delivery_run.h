@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/status.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::delivery {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::delivery {
 

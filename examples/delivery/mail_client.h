@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "common/http_connection.h"
 #include "common/http_message.h"
 

@@ -33,7 +33,7 @@
 #include <memory>
 #include <string>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::delivery {
 

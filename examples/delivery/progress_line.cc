@@ -45,7 +45,7 @@ void ProgressLine::Tick() {
     width_ = shown;
     std::fprintf(stderr, "\r%s", line.c_str());
     std::fflush(stderr);
-    wake_.WaitFor(lock, interval_, [this]() REQUIRES(mutex_) { return stopping_; });
+    wake_.WaitFor(lock, interval_, [this]() BLOBTUNE_REQUIRES(mutex_) { return stopping_; });
   }
   ClearLocked();
 }

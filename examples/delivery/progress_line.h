@@ -18,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "blobtune/tuner/mutex.h"
+#include "blobtune/base/mutex.h"
 
 namespace blobtune::delivery {
 
@@ -39,16 +39,16 @@ class ProgressLine {
   void Stop();
 
  private:
-  void Tick() EXCLUDES(mutex_);
-  void ClearLocked() REQUIRES(mutex_);
+  void Tick() BLOBTUNE_EXCLUDES(mutex_);
+  void ClearLocked() BLOBTUNE_REQUIRES(mutex_);
 
   const bool enabled_;
   std::function<std::string()> text_;
   const std::chrono::milliseconds interval_;
   Mutex mutex_;
   CondVar wake_;
-  bool stopping_ GUARDED_BY(mutex_) = false;
-  size_t width_ GUARDED_BY(mutex_) = 0;  // The length of the line on screen.
+  bool stopping_ BLOBTUNE_GUARDED_BY(mutex_) = false;
+  size_t width_ BLOBTUNE_GUARDED_BY(mutex_) = 0;  // The length of the line on screen.
   std::thread ticker_;
 };
 

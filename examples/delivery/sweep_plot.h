@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::delivery {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 #include "delivery_run.h"
 
 namespace blobtune::delivery {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "load_generator.h"
 
 namespace blobtune::load {

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 #include "load_generator.h"
 
 namespace blobtune::load {

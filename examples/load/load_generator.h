@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::load {
 

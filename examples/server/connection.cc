@@ -15,11 +15,11 @@
 #include <optional>
 #include <string>
 
-#include "blobtune/tuner/clock.h"
-#include "framing.h"
+#include "blobtune/base/clock.h"
 #include "common/discard_body.h"
 #include "common/read_deadline.h"
 #include "common/receive_buffer.h"
+#include "framing.h"
 
 namespace blobtune::server {
 namespace {

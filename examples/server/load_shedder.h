@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::server {
 

@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/partition.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::server {
 

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
 #include "blobtune/metrics/status_page.h"
 #include "blobtune/metrics/status_sampler.h"
-#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::metrics {
 namespace {
@@ -64,7 +64,7 @@ struct StatusEndpoint {
 // exporter removes its entry before its page goes away.
 struct StatusRoutes {
   Mutex mu;
-  std::map<int, StatusEndpoint> by_port GUARDED_BY(mu);
+  std::map<int, StatusEndpoint> by_port BLOBTUNE_GUARDED_BY(mu);
 };
 
 StatusRoutes& Routes() {

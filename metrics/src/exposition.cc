@@ -12,9 +12,9 @@
 #include <string_view>
 #include <utility>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/version.h"
 #include "blobtune/store/store_observer.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/version.h"
 #include "process_stats.h"
 
 namespace blobtune::metrics::internal {

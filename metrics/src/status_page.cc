@@ -8,8 +8,8 @@
 #include <ctime>
 #include <limits>
 
+#include "blobtune/base/version.h"
 #include "blobtune/svg/chart.h"
-#include "blobtune/tuner/version.h"
 #include "process_stats.h"
 
 namespace blobtune::metrics {

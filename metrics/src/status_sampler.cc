@@ -33,7 +33,8 @@ void StatusSampler::Run() {
   for (;;) {
     {
       MutexLock lock(mu_);
-      if (stop_cv_.WaitFor(lock, interval_, [this]() REQUIRES(mu_) { return stop_; })) return;
+      if (stop_cv_.WaitFor(lock, interval_, [this]() BLOBTUNE_REQUIRES(mu_) { return stop_; }))
+        return;
     }
     Record();
   }

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/thread_annotations.h"
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/thread_annotations.h"
 
 namespace blobtune::metrics::internal {
 namespace {
@@ -36,7 +36,7 @@ class SlotTable {
   Mutex mu_;
   // Taken from the back; initially the lowest slot is there, so the first threads use the
   // lowest slots.
-  std::vector<uint32_t> free_ GUARDED_BY(mu_);
+  std::vector<uint32_t> free_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 SlotTable& Table() {

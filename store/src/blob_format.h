@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/store/blob_store.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::store::internal {
 

@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "blob_format.h"
-#include "crc32c.h"
+#include "blobtune/base/mutex.h"
 #include "blobtune/store/store_observer.h"
-#include "blobtune/tuner/mutex.h"
+#include "crc32c.h"
 #include "lmdb_env.h"
 #include "reader_gate.h"
 #include "store_directory.h"

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "blob_format.h"
-#include "blobtune/tuner/mutex.h"
+#include "blobtune/base/mutex.h"
 #include "rados_status.h"
 #include "sync_completion.h"
 
@@ -467,8 +467,9 @@ class RadosBlobStore final : public BlobStore {
   std::atomic<uint64_t> commits_{0};
   mutable Mutex mu_;
   CondVar cv_;  // Signalled when nothing is in flight any more.
-  uint64_t writes_in_flight_ GUARDED_BY(mu_) = 0;  // Writes sent, callback not yet returned.
-  uint64_t reads_in_flight_ GUARDED_BY(mu_) = 0;  // Submitted reads, the same.
+  // Writes sent, callback not yet returned.
+  uint64_t writes_in_flight_ BLOBTUNE_GUARDED_BY(mu_) = 0;
+  uint64_t reads_in_flight_ BLOBTUNE_GUARDED_BY(mu_) = 0;  // Submitted reads, the same.
 };
 
 StatusOr<std::vector<ListEntry>> RadosBlobStore::ListPage(std::string_view ns,

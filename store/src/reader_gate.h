@@ -39,7 +39,7 @@
 #include <memory>
 #include <vector>
 
-#include "blobtune/tuner/mutex.h"
+#include "blobtune/base/mutex.h"
 
 struct MDB_txn;
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "blobtune/tuner/mutex.h"
+#include "blobtune/base/mutex.h"
 
 namespace blobtune::store::internal {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 // The directories (device, inode) that this process's stores have open.
 struct ClaimedDirectories {
   Mutex mu;
-  std::set<std::pair<dev_t, ino_t>> ids GUARDED_BY(mu);
+  std::set<std::pair<dev_t, ino_t>> ids BLOBTUNE_GUARDED_BY(mu);
 };
 
 ClaimedDirectories& Claims() {

@@ -19,8 +19,8 @@
 #include <string>
 #include <utility>
 
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::store::internal {
 

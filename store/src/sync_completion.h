@@ -12,9 +12,9 @@
 
 #include <utility>
 
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/status.h"
 #include "blobtune/store/blob_store.h"
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::store::internal {
 
@@ -38,8 +38,8 @@ class SyncCompletion {
  private:
   Mutex mu_;
   CondVar cv_;
-  bool done_ GUARDED_BY(mu_) = false;
-  Status status_ GUARDED_BY(mu_);
+  bool done_ BLOBTUNE_GUARDED_BY(mu_) = false;
+  Status status_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 }  // namespace blobtune::store::internal

@@ -38,10 +38,10 @@
 #include <vector>
 
 #include "blob_format.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/mutex.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/store_observer.h"
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/mutex.h"
 #include "lmdb_env.h"
 #include "reader_gate.h"
 
@@ -89,12 +89,12 @@ class WriteBatcher {
 
   // Queues `write`; its `done` runs on the writer thread after its commit. On error `done` is not
   // called: RESOURCE_EXHAUSTED when the queue is full, CANCELLED when stopping.
-  Status Enqueue(PreparedWrite write) EXCLUDES(mu_);
+  Status Enqueue(PreparedWrite write) BLOBTUNE_EXCLUDES(mu_);
 
   // Commits what is queued, then stops the thread. Later Enqueue calls fail. Idempotent.
-  void Stop() EXCLUDES(mu_);
+  void Stop() BLOBTUNE_EXCLUDES(mu_);
 
-  uint64_t queued() const EXCLUDES(mu_);
+  uint64_t queued() const BLOBTUNE_EXCLUDES(mu_);
   // Memory ordering: relaxed; these are statistics written by the writer thread.
   uint64_t commits() const { return commits_.load(std::memory_order_relaxed); }
   uint64_t growths() const { return growths_.load(std::memory_order_relaxed); }
@@ -106,8 +106,8 @@ class WriteBatcher {
 
   void Run();
   // Waits for work; false when stopping with nothing left.
-  bool CollectBatch(std::vector<PreparedWrite>* batch) EXCLUDES(mu_);
-  void TakeQueued(std::vector<PreparedWrite>* batch, size_t* bytes) REQUIRES(mu_);
+  bool CollectBatch(std::vector<PreparedWrite>* batch) BLOBTUNE_EXCLUDES(mu_);
+  void TakeQueued(std::vector<PreparedWrite>* batch, size_t* bytes) BLOBTUNE_REQUIRES(mu_);
   void Process(std::span<PreparedWrite> batch, std::span<Status> results);
   Outcome TryCommit(std::span<PreparedWrite> batch, std::span<Status> results, Status* failure,
                     size_t* record_bytes);
@@ -130,12 +130,12 @@ class WriteBatcher {
 
   mutable Mutex mu_;
   CondVar cv_;
-  std::deque<PreparedWrite> queue_ GUARDED_BY(mu_);
-  bool stopping_ GUARDED_BY(mu_) = false;
+  std::deque<PreparedWrite> queue_ BLOBTUNE_GUARDED_BY(mu_);
+  bool stopping_ BLOBTUNE_GUARDED_BY(mu_) = false;
   // Writes in the last batch: the refill target (see LmdbStoreOptions::batch_refill_wait).
-  size_t last_batch_size_ GUARDED_BY(mu_) = 0;
+  size_t last_batch_size_ BLOBTUNE_GUARDED_BY(mu_) = 0;
   // True while the writer sleeps on cv_: Enqueue only pays for a wake-up when it is needed.
-  bool writer_waiting_ GUARDED_BY(mu_) = false;
+  bool writer_waiting_ BLOBTUNE_GUARDED_BY(mu_) = false;
 
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> growths_{0};

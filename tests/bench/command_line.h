@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blobtune/tuner/version.h"
+#include "blobtune/base/version.h"
 #include "interleave.h"
 
 namespace bench {

@@ -15,7 +15,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 
 namespace blobtune {
 

@@ -9,8 +9,8 @@
 #include <stop_token>
 #include <vector>
 
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/thread_annotations.h"
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/thread_annotations.h"
 
 namespace blobtune {
 
@@ -33,7 +33,7 @@ class StopBoard {
 
  private:
   Mutex mu_;
-  std::vector<std::stop_source> sources_ GUARDED_BY(mu_);
+  std::vector<std::stop_source> sources_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 }  // namespace blobtune

@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/version.h"
 #include "blobtune/metrics/collectable.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/version.h"
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/version.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/version.h"
 
 namespace {
 

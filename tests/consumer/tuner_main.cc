@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/version.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/version.h"
 
 int main() {
   auto limiter = blobtune::tuner::Limiter::Create({});

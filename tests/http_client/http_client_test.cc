@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/mutex.h"
+#include "blobtune/base/mutex.h"
 #include "common/blocking_http_client.h"
 #include "common/http_connection.h"
 
@@ -159,7 +159,7 @@ class ScriptedServer {
   std::atomic<uint64_t> unwanted_body_bytes_{0};
   std::thread accepting_;
   Mutex mu_;
-  std::vector<std::thread> connections_ GUARDED_BY(mu_);
+  std::vector<std::thread> connections_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 TEST(HttpClientTest, AnswersCarryStatusAndBody) {

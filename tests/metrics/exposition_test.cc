@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "blobtune/base/version.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/version.h"
 #include "common/fake_clock.h"
 #include "test_support.h"
 

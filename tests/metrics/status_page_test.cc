@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/version.h"
 #include "blobtune/metrics/histogram.h"
-#include "blobtune/tuner/version.h"
 #include "xml_check.h"
 
 namespace blobtune::metrics {

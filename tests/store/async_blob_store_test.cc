@@ -28,10 +28,10 @@
 #include <thread>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/mutex.h"
 #include "common/fake_clock.h"
 #include "temp_dir.h"
 
@@ -173,9 +173,9 @@ class GateStore final : public BlobStore {
   std::atomic<int> max_writes_{0};
   Mutex mu_;
   CondVar cv_;
-  bool holding_ GUARDED_BY(mu_) = false;
-  int held_reads_ GUARDED_BY(mu_) = 0;
-  std::vector<std::pair<WriteOp, WriteCallback>> held_writes_ GUARDED_BY(mu_);
+  bool holding_ BLOBTUNE_GUARDED_BY(mu_) = false;
+  int held_reads_ BLOBTUNE_GUARDED_BY(mu_) = 0;
+  std::vector<std::pair<WriteOp, WriteCallback>> held_writes_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 class AsyncBlobStoreTest : public ::testing::Test {
@@ -497,8 +497,8 @@ class StallingObserver : public StoreObserver {
  private:
   Mutex mu_;
   CondVar cv_;
-  bool stalled_ GUARDED_BY(mu_) = false;
-  bool released_ GUARDED_BY(mu_) = false;
+  bool stalled_ BLOBTUNE_GUARDED_BY(mu_) = false;
+  bool released_ BLOBTUNE_GUARDED_BY(mu_) = false;
 };
 
 TEST_F(AsyncBlobStoreTest, AFullWriteQueueIsOverloadAndDropsThePermit) {

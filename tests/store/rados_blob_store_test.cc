@@ -34,9 +34,9 @@
 #include <utility>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/mutex.h"
 #include "counting_observer.h"
 #include "crc32c.h"
 #include "temp_dir.h"
@@ -142,7 +142,7 @@ class CompletionCounter {
   }
   bool WaitFor(size_t count, std::chrono::seconds deadline) {
     MutexLock lock(mu_);
-    return cv_.WaitFor(lock, deadline, [&]() REQUIRES(mu_) { return done_ >= count; });
+    return cv_.WaitFor(lock, deadline, [&]() BLOBTUNE_REQUIRES(mu_) { return done_ >= count; });
   }
   std::vector<std::string> failures() {
     MutexLock lock(mu_);
@@ -152,8 +152,8 @@ class CompletionCounter {
  private:
   Mutex mu_;
   CondVar cv_;
-  size_t done_ GUARDED_BY(mu_) = 0;
-  std::vector<std::string> failures_ GUARDED_BY(mu_);
+  size_t done_ BLOBTUNE_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> failures_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 // Collects the results of submitted reads, with a deadline.
@@ -174,7 +174,8 @@ class ReadResults {
   }
   bool WaitForAll(std::chrono::seconds deadline) {
     MutexLock lock(mu_);
-    return cv_.WaitFor(lock, deadline, [&]() REQUIRES(mu_) { return done_ == results_.size(); });
+    return cv_.WaitFor(lock, deadline,
+                       [&]() BLOBTUNE_REQUIRES(mu_) { return done_ == results_.size(); });
   }
   size_t done() {
     MutexLock lock(mu_);
@@ -189,8 +190,8 @@ class ReadResults {
  private:
   Mutex mu_;
   CondVar cv_;
-  size_t done_ GUARDED_BY(mu_) = 0;
-  std::vector<std::optional<StatusOr<std::vector<std::byte>>>> results_ GUARDED_BY(mu_);
+  size_t done_ BLOBTUNE_GUARDED_BY(mu_) = 0;
+  std::vector<std::optional<StatusOr<std::vector<std::byte>>>> results_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 // Stops a process (the cluster's OSD) with SIGSTOP until Continue() or the end of the scope.
@@ -249,12 +250,12 @@ class KilledOsd {
 struct WriteLog {
   Mutex mu;
   CondVar cv;  // Signalled after each completion, once its permit is released.
-  std::vector<uint64_t> acknowledged GUARDED_BY(mu);
-  std::vector<std::pair<uint64_t, Status>> failed GUARDED_BY(mu);
-  uint64_t in_flight GUARDED_BY(mu) = 0;
+  std::vector<uint64_t> acknowledged BLOBTUNE_GUARDED_BY(mu);
+  std::vector<std::pair<uint64_t, Status>> failed BLOBTUNE_GUARDED_BY(mu);
+  uint64_t in_flight BLOBTUNE_GUARDED_BY(mu) = 0;
   // From WatchLowest on, the lowest limit the limiter had at any completion.
-  bool watching GUARDED_BY(mu) = false;
-  int lowest GUARDED_BY(mu) = 0;
+  bool watching BLOBTUNE_GUARDED_BY(mu) = false;
+  int lowest BLOBTUNE_GUARDED_BY(mu) = 0;
 
   void WatchLowest(int from) {
     MutexLock lock(mu);
@@ -266,7 +267,7 @@ struct WriteLog {
   bool WaitForRecovery(const tuner::Limiter& limiter, size_t more, std::chrono::seconds within) {
     MutexLock lock(mu);
     const size_t target = acknowledged.size() + more;
-    return cv.WaitFor(lock, within, [&]() REQUIRES(mu) {
+    return cv.WaitFor(lock, within, [&]() BLOBTUNE_REQUIRES(mu) {
       return acknowledged.size() >= target && limiter.limit() > lowest;
     });
   }
@@ -818,15 +819,16 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
   std::unique_ptr<BlobStore> store = *std::move(opened);
   BurstWriter writer(*store, ns_a_, *limiter, log);
 
-  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
-                            std::chrono::seconds(30)));
+  ASSERT_TRUE(
+      log.WaitUntil([&]() BLOBTUNE_REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
+                    std::chrono::seconds(30)));
   const int before = limiter->limit();
   log.WatchLowest(before);
   PausedOsd osd(cluster->OsdPid());
   ASSERT_TRUE(osd.paused());
-  ASSERT_TRUE(
-      log.WaitUntil([&]() REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
-                    std::chrono::seconds(30)))
+  ASSERT_TRUE(log.WaitUntil(
+      [&]() BLOBTUNE_REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
+      std::chrono::seconds(30)))
       << "limit " << limiter->limit() << " (before " << before << ")";
 
   ASSERT_TRUE(osd.Continue());
@@ -834,7 +836,7 @@ TEST_F(RadosBlobStoreTest, OsdAwayLowersTheLimitAndLosesNoAcknowledgedWrite) {
       << "limit " << limiter->limit() << " (lowest " << log.Lowest() << ")";
   const int after = limiter->limit();
   writer.Stop();
-  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.in_flight == 0; },
+  ASSERT_TRUE(log.WaitUntil([&]() BLOBTUNE_REQUIRES(log.mu) { return log.in_flight == 0; },
                             std::chrono::seconds(30)));
 
   MutexLock lock(log.mu);
@@ -896,8 +898,9 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
   std::unique_ptr<BlobStore> store = *std::move(opened);
   BurstWriter writer(*store, ns, *limiter, log);
 
-  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
-                            std::chrono::seconds(30)));
+  ASSERT_TRUE(
+      log.WaitUntil([&]() BLOBTUNE_REQUIRES(log.mu) { return log.acknowledged.size() >= 200; },
+                    std::chrono::seconds(30)));
   const int before = limiter->limit();
   log.WatchLowest(before);
   const auto killed_at = std::chrono::steady_clock::now();
@@ -906,9 +909,9 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
   // Writes from here to the restart are sent while no OSD runs: any of them acknowledged was
   // resent to the new OSD and acknowledged by it.
   const uint64_t first_write_while_down = writer.submitted();
-  ASSERT_TRUE(
-      log.WaitUntil([&]() REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
-                    std::chrono::seconds(30)))
+  ASSERT_TRUE(log.WaitUntil(
+      [&]() BLOBTUNE_REQUIRES(log.mu) { return !log.failed.empty() && log.lowest < before; },
+      std::chrono::seconds(30)))
       << "limit " << limiter->limit() << " (before " << before << ")";
 
   const uint64_t first_write_after_down = writer.submitted();
@@ -918,7 +921,7 @@ TEST_F(RadosOsdRestartTest, KilledOsdLowersTheLimitAndLosesNoAcknowledgedWrite) 
       << "limit " << limiter->limit() << " (lowest " << log.Lowest() << ")";
   const int after = limiter->limit();
   writer.Stop();
-  ASSERT_TRUE(log.WaitUntil([&]() REQUIRES(log.mu) { return log.in_flight == 0; },
+  ASSERT_TRUE(log.WaitUntil([&]() BLOBTUNE_REQUIRES(log.mu) { return log.in_flight == 0; },
                             std::chrono::seconds(30)));
 
   MutexLock lock(log.mu);

@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "common/fake_clock.h"
 
 namespace blobtune {

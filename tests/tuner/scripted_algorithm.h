@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::tuner::testing {
 
@@ -17,7 +17,7 @@ namespace blobtune::tuner::testing {
 // set (before the limiter runs).
 struct Script {
   Mutex mu;
-  std::vector<Sample> samples GUARDED_BY(mu);
+  std::vector<Sample> samples BLOBTUNE_GUARDED_BY(mu);
   // Maps (current limit, sample) to the next limit; default keeps the limit. Called under `mu`.
   std::function<int(int, const Sample&)> next_limit = [](int limit, const Sample&) {
     return limit;

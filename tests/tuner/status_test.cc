@@ -1,4 +1,4 @@
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune {
 namespace {

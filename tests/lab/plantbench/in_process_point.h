@@ -27,9 +27,9 @@
 #include <memory>
 
 #include "access_meter.h"
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status_or.h"
 #include "real_plant.h"
 
 namespace blobtune::plantbench {

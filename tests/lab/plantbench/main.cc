@@ -19,13 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/version.h"
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/version.h"
+#include "common/command_line.h"
 #include "plant_bench.h"
 #include "plant_plot.h"
 #include "plant_report.h"
 #include "real_plant.h"
-#include "common/command_line.h"
 
 namespace {
 

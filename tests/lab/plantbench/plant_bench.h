@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "simulator.h"  // workbench::SeriesPoint
 #include "twin.h"
 

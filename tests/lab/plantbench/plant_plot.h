@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 #include "plant_bench.h"
 
 namespace blobtune::plantbench {

@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/limiter_observer.h"
-#include "blobtune/tuner/status_or.h"
 #include "simulator.h"  // workbench::SeriesPoint
 
 namespace blobtune::plantbench {

@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/store/blob_store.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::plantbench {
 

@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
-#include "blobtune/tuner/status_or.h"
 #include "oracle.h"
 #include "score.h"
 #include "simulator.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "random.h"
 
 namespace blobtune::workbench {

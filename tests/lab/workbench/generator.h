@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::workbench {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 
 namespace blobtune::workbench {
 

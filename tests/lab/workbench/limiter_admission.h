@@ -24,12 +24,12 @@
 #include <vector>
 
 #include "admission.h"
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/partition.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::workbench {
 

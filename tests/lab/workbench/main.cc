@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "bench_runner.h"
+#include "blobtune/base/version.h"
 #include "blobtune/metrics/exporter.h"
 #include "blobtune/tuner/algorithm_registry.h"
-#include "blobtune/tuner/version.h"
+#include "common/command_line.h"
 #include "generator.h"
 #include "report.h"
 #include "svg_plot.h"
-#include "common/command_line.h"
 
 namespace {
 

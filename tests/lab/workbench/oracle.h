@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status_or.h"
 #include "recovery.h"
 #include "workload.h"
 

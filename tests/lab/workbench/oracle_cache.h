@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 #include "oracle.h"
 #include "workload.h"
 

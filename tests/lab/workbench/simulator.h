@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "admission.h"
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status_or.h"
 #include "latency_histogram.h"
 #include "workload.h"
 

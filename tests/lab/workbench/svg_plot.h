@@ -13,7 +13,7 @@
 #include <string>
 
 #include "bench_runner.h"
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::workbench {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/partition.h"
-#include "blobtune/tuner/status_or.h"
 #include "distribution.h"
 
 namespace blobtune::workbench {

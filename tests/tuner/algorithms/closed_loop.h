@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <span>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "sample_maker.h"
 

@@ -25,7 +25,7 @@
 #include <span>
 #include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "sample_maker.h"
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/sample.h"
 
 namespace blobtune::tuner::testing {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::tuner::algorithms_internal {
 

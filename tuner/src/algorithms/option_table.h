@@ -36,8 +36,8 @@
 #include <type_traits>
 
 #include "algorithm_internal.h"
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::tuner::algorithms_internal {
 

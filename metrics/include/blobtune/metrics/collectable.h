@@ -32,8 +32,8 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/metrics/registry.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::metrics {
 

@@ -33,6 +33,8 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/metrics/attachment.h"
 #include "blobtune/metrics/collectable.h"
 #include "blobtune/metrics/limiter_metrics.h"
@@ -40,8 +42,6 @@
 #include "blobtune/metrics/store_metrics.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::metrics {
 

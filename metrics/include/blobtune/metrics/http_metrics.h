@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/clock.h"
 #include "blobtune/metrics/histogram.h"
-#include "blobtune/tuner/clock.h"
 
 namespace blobtune::metrics {
 

@@ -35,12 +35,12 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/thread_annotations.h"
 #include "blobtune/metrics/histogram.h"
 #include "blobtune/metrics/per_thread_counters.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/limiter_observer.h"
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/thread_annotations.h"
 
 namespace blobtune::metrics {
 
@@ -157,11 +157,12 @@ class LimiterMetrics final : public tuner::LimiterObserver {
 
   mutable Mutex link_mu_;
   // The observed limiter, from its creation to its destruction.
-  const tuner::Limiter* limiter_ GUARDED_BY(link_mu_) = nullptr;
-  std::unique_ptr<PerThreadCounters> partition_permits_owner_ GUARDED_BY(link_mu_);
+  const tuner::Limiter* limiter_ BLOBTUNE_GUARDED_BY(link_mu_) = nullptr;
+  std::unique_ptr<PerThreadCounters> partition_permits_owner_ BLOBTUNE_GUARDED_BY(link_mu_);
   std::vector<std::unique_ptr<PartitionHistograms>> partition_histograms_owner_
-      GUARDED_BY(link_mu_);
-  std::vector<std::string> partition_names_ GUARDED_BY(link_mu_);  // Of the last such limiter.
+      BLOBTUNE_GUARDED_BY(link_mu_);
+  // Of the last such limiter.
+  std::vector<std::string> partition_names_ BLOBTUNE_GUARDED_BY(link_mu_);
 };
 
 }  // namespace blobtune::metrics

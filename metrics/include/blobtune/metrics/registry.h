@@ -26,12 +26,12 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/status_or.h"
+#include "blobtune/base/thread_annotations.h"
 #include "blobtune/metrics/http_metrics.h"
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/store_metrics.h"
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/status_or.h"
-#include "blobtune/tuner/thread_annotations.h"
 
 namespace blobtune::metrics {
 
@@ -76,9 +76,9 @@ class MetricsRegistry {
 
  private:
   mutable Mutex mu_;
-  std::vector<std::unique_ptr<LimiterMetrics>> limiters_ GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<StoreMetrics>> stores_ GUARDED_BY(mu_);
-  std::unique_ptr<HttpMetrics> http_ GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<LimiterMetrics>> limiters_ BLOBTUNE_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<StoreMetrics>> stores_ BLOBTUNE_GUARDED_BY(mu_);
+  std::unique_ptr<HttpMetrics> http_ BLOBTUNE_GUARDED_BY(mu_);
   std::atomic<bool> process_metrics_{false};
 };
 

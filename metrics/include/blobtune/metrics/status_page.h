@@ -42,10 +42,10 @@
 #include <utility>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/thread_annotations.h"
 #include "blobtune/metrics/limiter_metrics.h"
 #include "blobtune/metrics/store_metrics.h"
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/thread_annotations.h"
 
 namespace blobtune::metrics {
 
@@ -94,11 +94,11 @@ class StatusPage {
 
   const size_t capacity_;
   mutable Mutex mu_;
-  double last_t_ GUARDED_BY(mu_) = 0;
-  double last_unix_seconds_ GUARDED_BY(mu_) = 0;  // The system clock at the latest record.
-  bool recorded_ GUARDED_BY(mu_) = false;
-  std::map<std::string, std::unique_ptr<LimiterHistory>> limiters_ GUARDED_BY(mu_);
-  std::map<std::string, std::unique_ptr<StoreHistory>> stores_ GUARDED_BY(mu_);
+  double last_t_ BLOBTUNE_GUARDED_BY(mu_) = 0;
+  double last_unix_seconds_ BLOBTUNE_GUARDED_BY(mu_) = 0;  // The system clock at the latest record.
+  bool recorded_ BLOBTUNE_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::unique_ptr<LimiterHistory>> limiters_ BLOBTUNE_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<StoreHistory>> stores_ BLOBTUNE_GUARDED_BY(mu_);
 };
 
 // A latency quantile in seconds from the bucket counts between two snapshots of one histogram

@@ -19,10 +19,10 @@
 #include <chrono>
 #include <thread>
 
+#include "blobtune/base/clock.h"
+#include "blobtune/base/mutex.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/metrics/status_page.h"
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/mutex.h"
 
 namespace blobtune::metrics {
 
@@ -36,7 +36,7 @@ class StatusSampler {
   ~StatusSampler();
 
  private:
-  void Run() EXCLUDES(mu_);
+  void Run() BLOBTUNE_EXCLUDES(mu_);
   void Record();
 
   const MetricsRegistry& registry_;
@@ -46,7 +46,7 @@ class StatusSampler {
   const TimePoint start_;
   Mutex mu_;
   CondVar stop_cv_;
-  bool stop_ GUARDED_BY(mu_) = false;
+  bool stop_ BLOBTUNE_GUARDED_BY(mu_) = false;
   std::thread thread_;  // Started in the constructor's body, once everything above is built.
 };
 

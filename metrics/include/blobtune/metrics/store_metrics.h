@@ -30,13 +30,13 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/thread_annotations.h"
 #include "blobtune/metrics/attachment.h"
 #include "blobtune/metrics/histogram.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/store_observer.h"
-#include "blobtune/tuner/mutex.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/thread_annotations.h"
 
 namespace blobtune::metrics {
 
@@ -130,10 +130,10 @@ class StoreMetrics final : public store::StoreObserver {
   std::atomic<uint64_t> map_used_bytes_{0};
 
   mutable Mutex mu_;
-  std::vector<std::unique_ptr<NamespaceSeries>> series_ GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<NamespaceTable>> tables_ GUARDED_BY(mu_);
-  const store::BlobStore* store_ GUARDED_BY(mu_) = nullptr;
-  uint64_t generation_ GUARDED_BY(mu_) = 0;
+  std::vector<std::unique_ptr<NamespaceSeries>> series_ BLOBTUNE_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<NamespaceTable>> tables_ BLOBTUNE_GUARDED_BY(mu_);
+  const store::BlobStore* store_ BLOBTUNE_GUARDED_BY(mu_) = nullptr;
+  uint64_t generation_ BLOBTUNE_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace blobtune::metrics

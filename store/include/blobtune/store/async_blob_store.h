@@ -66,12 +66,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/tuner/async_acquire.h"
-#include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::store {
 

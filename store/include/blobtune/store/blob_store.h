@@ -33,8 +33,8 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::store {
 

@@ -75,11 +75,11 @@
 #include <string>
 #include <vector>
 
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/store/blob_store.h"
 #include "blobtune/store/store_observer.h"
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::store {
 

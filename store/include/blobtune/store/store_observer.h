@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "blobtune/tuner/clock.h"
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::store {
 

@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limit_algorithm.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 

@@ -41,10 +41,10 @@
 #include <stop_token>
 #include <string>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limiter.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 namespace internal {

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string_view>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/sample.h"
 
 namespace blobtune::tuner {

@@ -64,16 +64,16 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
+#include "blobtune/base/mutex.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
+#include "blobtune/base/thread_annotations.h"
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
-#include "blobtune/tuner/mutex.h"
 #include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/sample.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
-#include "blobtune/tuner/thread_annotations.h"
 
 namespace blobtune::tuner {
 
@@ -366,19 +366,20 @@ class Limiter {
   void ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
   // Grants free slots to queued waiters, in queue order.
   void GrantWaiters();
-  void GrantWaitersLocked() REQUIRES(queue_mu_);
+  void GrantWaitersLocked() BLOBTUNE_REQUIRES(queue_mu_);
   // Queues `w` and grants it a slot at once if one is free. Returns how long it may wait: its
   // `deadline`, or sooner while overloaded (see overload_wait); std::nullopt if
   // the queue is full.
-  std::optional<TimePoint> Enqueue(internal::Waiter& w, TimePoint deadline) EXCLUDES(queue_mu_);
+  std::optional<TimePoint> Enqueue(internal::Waiter& w, TimePoint deadline)
+      BLOBTUNE_EXCLUDES(queue_mu_);
   std::optional<TimePoint> EnqueueLocked(internal::Waiter& w, TimePoint deadline)
-      REQUIRES(queue_mu_);
+      BLOBTUNE_REQUIRES(queue_mu_);
   // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
   // passed; std::nullopt while it should keep waiting.
   std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
-      REQUIRES(queue_mu_);
+      BLOBTUNE_REQUIRES(queue_mu_);
   StatusOr<Permit> Failure(PartitionId partition, AcquireFailure why);
-  void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) REQUIRES(queue_mu_);
+  void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) BLOBTUNE_REQUIRES(queue_mu_);
   // Gives a slot of `partition` back and hands it to a waiter, if any.
   void ReturnSlot(uint32_t partition) noexcept {
     // First the partition's count, so that a waiter chosen for the slot sees it.
@@ -391,7 +392,7 @@ class Limiter {
     }
   }
   // Sets or clears kQueuedBit to match whether the queue is empty.
-  void UpdateQueuedBitLocked() REQUIRES(queue_mu_);
+  void UpdateQueuedBitLocked() BLOBTUNE_REQUIRES(queue_mu_);
   // Adds one to refused_ or expired_.
   static void CountUp(std::atomic<uint32_t>& count) noexcept;
   void RecordSample(const Sample& sample) noexcept;
@@ -456,17 +457,17 @@ class Limiter {
   uint64_t rate_window_completions_ = 0;
   uint32_t samples_since_estimates_ = 0;
   mutable Mutex estimates_mu_;
-  AlgorithmEstimates estimates_ GUARDED_BY(estimates_mu_);
+  AlgorithmEstimates estimates_ BLOBTUNE_GUARDED_BY(estimates_mu_);
 
   // --- Waiting path.
   mutable Mutex queue_mu_;
-  std::unique_ptr<internal::PartitionQueues> queue_ PT_GUARDED_BY(queue_mu_);
+  std::unique_ptr<internal::PartitionQueues> queue_ BLOBTUNE_PT_GUARDED_BY(queue_mu_);
   // Whether kQueuedBit is set in state_.
-  bool queued_bit_ GUARDED_BY(queue_mu_) = false;
+  bool queued_bit_ BLOBTUNE_GUARDED_BY(queue_mu_) = false;
   // queue_->size(), for queue_length() without the mutex.
   std::atomic<size_t> waiters_{0};
   // When a queued acquirer last timed out.
-  std::optional<TimePoint> last_queue_timeout_ GUARDED_BY(queue_mu_);
+  std::optional<TimePoint> last_queue_timeout_ BLOBTUNE_GUARDED_BY(queue_mu_);
 };
 
 inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {

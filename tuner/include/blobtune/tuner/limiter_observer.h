@@ -9,7 +9,7 @@
 #ifndef BLOBTUNE_TUNER_LIMITER_OBSERVER_H_
 #define BLOBTUNE_TUNER_LIMITER_OBSERVER_H_
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/partition.h"
 #include "blobtune/tuner/sample.h"

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 
 namespace blobtune::tuner {
 

@@ -28,9 +28,9 @@
 #include <memory>
 #include <string_view>
 
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 #include "blobtune/tuner/limit_algorithm.h"
-#include "blobtune/tuner/status.h"
-#include "blobtune/tuner/status_or.h"
 
 namespace blobtune::tuner {
 

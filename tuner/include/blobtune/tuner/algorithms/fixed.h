@@ -18,9 +18,9 @@
 
 #include <string_view>
 
+#include "blobtune/base/status.h"
 #include "blobtune/tuner/algorithms/algorithm_base.h"
 #include "blobtune/tuner/sample.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::tuner {
 

@@ -61,10 +61,10 @@
 #include <string_view>
 #include <vector>
 
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
 #include "blobtune/tuner/algorithms/algorithm_base.h"
-#include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/sample.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::tuner {
 

@@ -53,10 +53,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
 #include "blobtune/tuner/algorithms/algorithm_base.h"
-#include "blobtune/tuner/clock.h"
 #include "blobtune/tuner/sample.h"
-#include "blobtune/tuner/status.h"
 
 namespace blobtune::tuner {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/limiter_observer.h"
 
 namespace blobtune::tuner::internal {

@@ -8,8 +8,8 @@
 //   if (!s.ok()) std::cerr << s.ToString() << "\n";   // "RESOURCE_EXHAUSTED: map is full ..."
 //
 // Thread-safety: a Status is an immutable value; distinct threads may copy and read it freely.
-#ifndef BLOBTUNE_TUNER_STATUS_H_
-#define BLOBTUNE_TUNER_STATUS_H_
+#ifndef BLOBTUNE_BASE_STATUS_H_
+#define BLOBTUNE_BASE_STATUS_H_
 
 #include <memory>
 #include <ostream>
@@ -107,4 +107,4 @@ std::ostream& operator<<(std::ostream& os, const Status& status);
 
 }  // namespace blobtune
 
-#endif  // BLOBTUNE_TUNER_STATUS_H_
+#endif  // BLOBTUNE_BASE_STATUS_H_

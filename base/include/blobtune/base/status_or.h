@@ -8,15 +8,15 @@
 // debug builds and terminates in release builds rather than returning garbage.
 //
 // Thread-safety: like T; a const StatusOr may be read from several threads.
-#ifndef BLOBTUNE_TUNER_STATUS_OR_H_
-#define BLOBTUNE_TUNER_STATUS_OR_H_
+#ifndef BLOBTUNE_BASE_STATUS_OR_H_
+#define BLOBTUNE_BASE_STATUS_OR_H_
 
 #include <cstdlib>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune {
 
@@ -71,4 +71,4 @@ class [[nodiscard]] StatusOr {
 
 }  // namespace blobtune
 
-#endif  // BLOBTUNE_TUNER_STATUS_OR_H_
+#endif  // BLOBTUNE_BASE_STATUS_OR_H_

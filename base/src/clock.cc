@@ -1,4 +1,4 @@
-#include "blobtune/tuner/clock.h"
+#include "blobtune/base/clock.h"
 
 #include <time.h>
 

@@ -9,8 +9,8 @@
 //   blobtune::Duration latency = clock.Now() - start;
 //
 // Thread-safety: every Clock implementation is safe to call from any number of threads.
-#ifndef BLOBTUNE_TUNER_CLOCK_H_
-#define BLOBTUNE_TUNER_CLOCK_H_
+#ifndef BLOBTUNE_BASE_CLOCK_H_
+#define BLOBTUNE_BASE_CLOCK_H_
 
 #include <chrono>
 
@@ -58,4 +58,4 @@ class SteadyClock final : public Clock {
 
 }  // namespace blobtune
 
-#endif  // BLOBTUNE_TUNER_CLOCK_H_
+#endif  // BLOBTUNE_BASE_CLOCK_H_

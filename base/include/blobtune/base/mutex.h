@@ -3,31 +3,31 @@
 // (libstdc++'s std::mutex carries no annotations).
 //
 //   Mutex mu;
-//   int count GUARDED_BY(mu);
+//   int count BLOBTUNE_GUARDED_BY(mu);
 //   { MutexLock lock(mu); ++count; }
 //
 // Thread-safety: a Mutex is what makes other things thread-safe; MutexLock is one thread's.
-#ifndef BLOBTUNE_TUNER_MUTEX_H_
-#define BLOBTUNE_TUNER_MUTEX_H_
+#ifndef BLOBTUNE_BASE_MUTEX_H_
+#define BLOBTUNE_BASE_MUTEX_H_
 
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
 
-#include "blobtune/tuner/thread_annotations.h"
+#include "blobtune/base/thread_annotations.h"
 
 namespace blobtune {
 
-class CAPABILITY("mutex") Mutex {
+class BLOBTUNE_CAPABILITY("mutex") Mutex {
  public:
   Mutex() = default;
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
-  void Lock() ACQUIRE() { mu_.lock(); }
-  void Unlock() RELEASE() { mu_.unlock(); }
-  bool TryLock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
+  void Lock() BLOBTUNE_ACQUIRE() { mu_.lock(); }
+  void Unlock() BLOBTUNE_RELEASE() { mu_.unlock(); }
+  bool TryLock() BLOBTUNE_TRY_ACQUIRE(true) { return mu_.try_lock(); }
 
  private:
   friend class MutexLock;
@@ -35,10 +35,10 @@ class CAPABILITY("mutex") Mutex {
 };
 
 // Holds a Mutex for its lifetime.
-class SCOPED_CAPABILITY MutexLock {
+class BLOBTUNE_SCOPED_CAPABILITY MutexLock {
  public:
-  explicit MutexLock(Mutex& mu) ACQUIRE(mu) : lock_(mu.mu_) {}
-  ~MutexLock() RELEASE() = default;
+  explicit MutexLock(Mutex& mu) BLOBTUNE_ACQUIRE(mu) : lock_(mu.mu_) {}
+  ~MutexLock() BLOBTUNE_RELEASE() = default;
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 
@@ -56,12 +56,12 @@ class CondVar {
   }
   // Waits until `ready()` holds or `timeout` has passed, and returns ready(). `ready` runs with
   // the lock held; a lambda that reads guarded members says so, and clang checks its body:
-  //   cv_.WaitFor(lock, timeout, [this]() REQUIRES(mu_) { return stopping_; });
+  //   cv_.WaitFor(lock, timeout, [this]() BLOBTUNE_REQUIRES(mu_) { return stopping_; });
   // The analysis cannot see that the lock is held here (std::condition_variable's waits are
   // not annotated), so this one function is not checked.
   template <typename Predicate>
   bool WaitFor(MutexLock& lock, std::chrono::nanoseconds timeout,
-               Predicate ready) NO_THREAD_SAFETY_ANALYSIS {
+               Predicate ready) BLOBTUNE_NO_THREAD_SAFETY_ANALYSIS {
     return cv_.wait_for(lock.lock_, timeout, std::move(ready));
   }
   void NotifyOne() noexcept { cv_.notify_one(); }
@@ -73,4 +73,4 @@ class CondVar {
 
 }  // namespace blobtune
 
-#endif  // BLOBTUNE_TUNER_MUTEX_H_
+#endif  // BLOBTUNE_BASE_MUTEX_H_

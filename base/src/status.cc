@@ -1,4 +1,4 @@
-#include "blobtune/tuner/status.h"
+#include "blobtune/base/status.h"
 
 #include <cassert>
 #include <utility>
