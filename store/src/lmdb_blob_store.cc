@@ -46,16 +46,7 @@ class LmdbBlobStore final : public BlobStore {
         clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),
         observer_(options.observer),
         gate_(env_.MaxReaders(), std::min<size_t>(kKeptReadTxns, env_.MaxReaders())) {
-    internal::WriteBatcherConfig config;
-    config.directory = options.directory;
-    config.max_batch_operations = options.max_batch_operations;
-    config.max_batch_bytes = options.max_batch_bytes;
-    config.max_batch_delay = options.max_batch_delay;
-    config.batch_refill_wait = options.batch_refill_wait;
-    config.max_queued_writes = options.max_queued_writes;
-    config.max_map_size_bytes = options.max_map_size_bytes;
-    writer_ = std::make_unique<internal::WriteBatcher>(env_, gate_, config, options_.namespaces,
-                                                       clock_, observer_);
+    writer_ = std::make_unique<internal::WriteBatcher>(env_, gate_, options_, clock_, observer_);
   }
 
   ~LmdbBlobStore() override {

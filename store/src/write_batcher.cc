@@ -27,15 +27,9 @@ std::string Describe(const PreparedWrite& w, std::span<const std::string> namesp
 
 }  // namespace
 
-WriteBatcher::WriteBatcher(LmdbEnv& env, ReaderGate& gate, const WriteBatcherConfig& config,
-                           std::span<const std::string> namespaces, Clock& clock,
-                           StoreObserver* observer)
-    : env_(env),
-      gate_(gate),
-      config_(config),
-      namespaces_(namespaces),
-      clock_(clock),
-      observer_(observer) {
+WriteBatcher::WriteBatcher(LmdbEnv& env, ReaderGate& gate, const LmdbStoreOptions& options,
+                           Clock& clock, StoreObserver* observer)
+    : env_(env), gate_(gate), options_(options), clock_(clock), observer_(observer) {
   map_size_.store(env_.MapSize(), std::memory_order_relaxed);
   used_bytes_.store(env_.UsedBytes(), std::memory_order_relaxed);
   thread_ = std::thread([this] { Run(); });
@@ -60,7 +54,7 @@ uint64_t WriteBatcher::queued() const {
 Status WriteBatcher::Enqueue(PreparedWrite write) {
   MutexLock lock(mu_);
   if (stopping_) return Status::Cancelled("the store is closing; write not queued");
-  if (queue_.size() >= config_.max_queued_writes) {
+  if (queue_.size() >= options_.max_queued_writes) {
     return Status::Overloaded("write queue is full: " + std::to_string(queue_.size()) +
                               " writes wait for the writer thread (max_queued_writes)");
   }
@@ -70,9 +64,9 @@ Status WriteBatcher::Enqueue(PreparedWrite write) {
 }
 
 void WriteBatcher::TakeQueued(std::vector<PreparedWrite>* batch, size_t* bytes) {
-  while (!queue_.empty() && batch->size() < config_.max_batch_operations) {
+  while (!queue_.empty() && batch->size() < options_.max_batch_operations) {
     const size_t next = queue_.front().RecordBytes();
-    if (!batch->empty() && *bytes + next > config_.max_batch_bytes) break;
+    if (!batch->empty() && *bytes + next > options_.max_batch_bytes) break;
     *bytes += next;
     batch->push_back(std::move(queue_.front()));
     queue_.pop_front();
@@ -89,10 +83,10 @@ bool WriteBatcher::CollectBatch(std::vector<PreparedWrite>* batch) {
   if (queue_.empty()) return false;  // Stopping, and everything queued has been committed.
   size_t bytes = 0;
   // Refill: wait briefly for as many writes as the last batch held (see batch_refill_wait).
-  const size_t refill_target = std::min(last_batch_size_, config_.max_batch_operations);
+  const size_t refill_target = std::min(last_batch_size_, options_.max_batch_operations);
   if (refill_target > 1 && queue_.size() < refill_target &&
-      config_.batch_refill_wait > Duration::zero()) {
-    const TimePoint deadline = clock_.Now() + config_.batch_refill_wait;
+      options_.batch_refill_wait > Duration::zero()) {
+    const TimePoint deadline = clock_.Now() + options_.batch_refill_wait;
     for (TimePoint now = clock_.Now(); queue_.size() < refill_target && !stopping_ &&
                                        now < deadline;
          now = clock_.Now()) {
@@ -102,10 +96,10 @@ bool WriteBatcher::CollectBatch(std::vector<PreparedWrite>* batch) {
     }
   }
   TakeQueued(batch, &bytes);
-  if (config_.max_batch_delay > Duration::zero()) {
-    const TimePoint deadline = clock_.Now() + config_.max_batch_delay;
+  if (options_.max_batch_delay > Duration::zero()) {
+    const TimePoint deadline = clock_.Now() + options_.max_batch_delay;
     for (;;) {
-      if (batch->size() >= config_.max_batch_operations || bytes >= config_.max_batch_bytes ||
+      if (batch->size() >= options_.max_batch_operations || bytes >= options_.max_batch_bytes ||
           stopping_) {
         break;
       }
@@ -178,20 +172,20 @@ WriteBatcher::Outcome WriteBatcher::TryCommit(std::span<PreparedWrite> batch,
       rc = txn->Del(w.dbi, w.id);
       if (rc == MDB_SUCCESS) continue;
       if (rc == MDB_NOTFOUND) {  // Harmless to the transaction; only this caller hears of it.
-        results[i] = Status::NotFound(Describe(w, namespaces_) + " does not exist");
+        results[i] = Status::NotFound(Describe(w, options_.namespaces) + " does not exist");
         continue;
       }
     }
     if (rc == MDB_MAP_FULL) return Outcome::kMapFull;  // The txn is dead; ~LmdbTxn aborts it.
     *failure = LmdbStatus(rc, (w.kind == WriteOp::Kind::kPut ? "put of " : "erase of ") +
-                                  Describe(w, namespaces_));
+                                  Describe(w, options_.namespaces));
     return Outcome::kWriteFailed;
   }
   Status committed = txn->Commit(&rc);
   if (rc == MDB_MAP_FULL) return Outcome::kMapFull;
   if (!committed.ok()) {
     *failure = committed;
-    const bool disk_full = IsDiskFull(rc, FreeBytes(config_.directory), *record_bytes);
+    const bool disk_full = IsDiskFull(rc, FreeBytes(options_.directory), *record_bytes);
     return disk_full ? Outcome::kDiskFull : Outcome::kTxnFailed;
   }
   return Outcome::kCommitted;
@@ -245,7 +239,7 @@ void WriteBatcher::Process(std::span<PreparedWrite> batch, std::span<Status> res
 bool WriteBatcher::Grow(size_t needed_bytes, Status* why_not) {
   const size_t current = env_.MapSize();
   const size_t page = env_.PageSize();
-  const size_t max = config_.max_map_size_bytes / page * page;
+  const size_t max = options_.max_map_size_bytes / page * page;
   if (current >= max) {
     *why_not = Status::ResourceExhausted("the map is at its maximum of " + std::to_string(current) +
                                          " bytes (max_map_size_bytes)");
@@ -270,9 +264,9 @@ bool WriteBatcher::Grow(size_t needed_bytes, Status* why_not) {
 }
 
 Status WriteBatcher::NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_error) const {
-  const std::optional<uint64_t> free = FreeBytes(config_.directory);
+  const std::optional<uint64_t> free = FreeBytes(options_.directory);
   return Status::ResourceExhausted(
-      "disk full: " + NoRoomFor(w) + " on the file system holding '" + config_.directory +
+      "disk full: " + NoRoomFor(w) + " on the file system holding '" + options_.directory +
       "' (" + (free ? std::to_string(*free) : std::string("unknown")) +
       " bytes free); the write was not applied, and writes succeed again once blobs are "
       "deleted or disk space is freed (" + std::string(lmdb_error.message()) + ")");
@@ -280,13 +274,13 @@ Status WriteBatcher::NoRoomOnDisk(const PreparedWrite& w, const Status& lmdb_err
 
 Status WriteBatcher::NoRoomInMap(const PreparedWrite& w, const Status& why_not) const {
   return Status::ResourceExhausted("map full: " + NoRoomFor(w) + " in the store in '" +
-                                   config_.directory + "': " + why_not.ToString());
+                                   options_.directory + "': " + why_not.ToString());
 }
 
 std::string WriteBatcher::NoRoomFor(const PreparedWrite& w) const {
-  if (w.kind == WriteOp::Kind::kErase) return "no room to erase " + Describe(w, namespaces_);
-  return "no room for " + Describe(w, namespaces_) + " (" + std::to_string(w.RecordBytes()) +
-         " record bytes)";
+  const std::string what = Describe(w, options_.namespaces);
+  if (w.kind == WriteOp::Kind::kErase) return "no room to erase " + what;
+  return "no room for " + what + " (" + std::to_string(w.RecordBytes()) + " record bytes)";
 }
 
 void WriteBatcher::AdoptForeignMapSize() {

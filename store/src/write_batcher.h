@@ -41,6 +41,7 @@
 #include "blobtune/base/clock.h"
 #include "blobtune/base/mutex.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/store/store_observer.h"
 #include "lmdb_env.h"
 #include "reader_gate.h"
@@ -68,21 +69,13 @@ struct PreparedWrite {
   }
 };
 
-struct WriteBatcherConfig {
-  std::string directory;  // The store's, for messages and for the free space of its disk.
-  size_t max_batch_operations = 1024;
-  size_t max_batch_bytes = size_t{64} << 20;
-  Duration max_batch_delay{0};
-  Duration batch_refill_wait{0};
-  size_t max_queued_writes = 65536;
-  size_t max_map_size_bytes = 0;
-};
-
 class WriteBatcher {
  public:
-  // `env`, `gate`, `namespaces`, `clock` and `observer` (may be null) must outlive the batcher.
-  WriteBatcher(LmdbEnv& env, ReaderGate& gate, const WriteBatcherConfig& config,
-               std::span<const std::string> namespaces, Clock& clock, StoreObserver* observer);
+  // Takes from `options` the directory (for messages and the free space of its disk), the
+  // namespaces, the batch bounds, the queue bound and the largest map. `env`, `gate`, `options`,
+  // `clock` and `observer` (may be null) must outlive the batcher.
+  WriteBatcher(LmdbEnv& env, ReaderGate& gate, const LmdbStoreOptions& options, Clock& clock,
+               StoreObserver* observer);
   WriteBatcher(const WriteBatcher&) = delete;
   WriteBatcher& operator=(const WriteBatcher&) = delete;
   ~WriteBatcher();
@@ -123,8 +116,7 @@ class WriteBatcher {
 
   LmdbEnv& env_;
   ReaderGate& gate_;
-  const WriteBatcherConfig config_;
-  std::span<const std::string> namespaces_;
+  const LmdbStoreOptions& options_;
   Clock& clock_;
   StoreObserver* const observer_;
 
