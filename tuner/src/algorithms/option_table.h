@@ -17,9 +17,8 @@
 //   }
 //   Status AimdLimit::Options::Validate() const { return CheckOptions("aimd", *this); }
 //
-// A field's type says how its text reads: int, uint64_t and enums take whole numbers (an enum
-// its values 0, 1, ... in declaration order), double any finite number, and a Duration a number
-// of milliseconds (its name ends in _ms).
+// A field's type says how its text reads: int and uint64_t take whole numbers, double any finite
+// number, and a Duration a number of milliseconds (its name ends in _ms).
 //
 // Thread-safety: constant data and stateless functions.
 #ifndef BLOBTUNE_TUNER_SRC_ALGORITHMS_OPTION_TABLE_H_
@@ -118,15 +117,13 @@ constexpr OptionRow<typename FieldOf<decltype(kField)>::Options> Option(std::str
     row.get = [](const Options& o) { return static_cast<double>(o.*kField); };
     row.set = [](Options& o, double v) { o.*kField = static_cast<T>(v); };
   } else {
-    using Integer = typename std::conditional_t<std::is_enum_v<T>, std::underlying_type<T>,
-                                                std::type_identity<T>>::type;
     row.type = OptionType::kInteger;
-    row.representable_min = static_cast<double>(std::numeric_limits<Integer>::min());
+    row.representable_min = static_cast<double>(std::numeric_limits<T>::min());
     // 2^53 for 64-bit integers: every whole number up to it is exact in a double.
     row.representable_max =
-        std::min(static_cast<double>(std::numeric_limits<Integer>::max()), 9007199254740992.0);
-    row.get = [](const Options& o) { return static_cast<double>(static_cast<Integer>(o.*kField)); };
-    row.set = [](Options& o, double v) { o.*kField = static_cast<T>(static_cast<Integer>(v)); };
+        std::min(static_cast<double>(std::numeric_limits<T>::max()), 9007199254740992.0);
+    row.get = [](const Options& o) { return static_cast<double>(o.*kField); };
+    row.set = [](Options& o, double v) { o.*kField = static_cast<T>(v); };
   }
   return row;
 }

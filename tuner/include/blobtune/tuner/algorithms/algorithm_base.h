@@ -1,25 +1,19 @@
 // AlgorithmBase: what every limit algorithm of this folder shares, written once, so that an
-// algorithm's header is its options and its law. LimitBounds: the limits its options hold.
+// algorithm's header is its options and its law (fixed.h and aimd.h are the smallest):
 //
 //   struct AimdOptions {
-//     LimitBounds<20, 20, 200> limits;  // initial_limit, min_limit, max_limit and their defaults
+//     LimitBounds<20, 20, 200> limits;  // initial_limit, min_limit, max_limit: their defaults
 //     double backoff_ratio = 0.9;
 //     Status Validate() const;
 //   };
-//   class AimdLimit final : public AlgorithmBase<AimdLimit, AimdOptions> {
-//    public:
-//     static constexpr std::string_view kName = "aimd";
-//     int Update(const Sample& sample) override;
-//    private:
-//     friend AlgorithmBase;  // Create() builds it after Validate().
-//     explicit AimdLimit(const Options& options) : AlgorithmBase(options) {}
-//   };
+//   class AimdLimit final : public AlgorithmBase<AimdLimit, AimdOptions> { ... };
 //
 //   StatusOr<AimdLimit> aimd = AimdLimit::Create({.limits = {.max_limit = 64}});
 //
-// The base provides Create() (Validate(), then the constructor), name(), limit() (the protected
-// `limit_` the law sets), min_limit() and max_limit() (from `limits`, or for options without
-// limits, whose one `limit` never moves, that limit), Clone(), options(), copy and move.
+// The base provides Create() (Validate(), then the algorithm's private constructor, which
+// befriends the base), name() (the algorithm's kName), limit() (`limit_`, which the law sets),
+// min_limit() and max_limit() (from `limits`, or for options with one `limit` that never moves,
+// that limit), Clone(), options(), copy and move.
 //
 // Thread-safety: none; driven by one thread at a time.
 #ifndef BLOBTUNE_TUNER_ALGORITHMS_ALGORITHM_BASE_H_
