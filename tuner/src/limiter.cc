@@ -99,7 +99,9 @@ StatusOr<std::unique_ptr<Limiter>> Limiter::Create(LimiterOptions options) {
   return limiter;
 }
 
-Limiter::Limiter(LimiterOptions options)
+Limiter::Limiter(LimiterOptions options) : internal::LimiterState(options) {}
+
+internal::LimiterState::LimiterState(LimiterOptions& options)
     : clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),
       observer_(options.observer),
       max_queue_(options.max_queue),
@@ -124,6 +126,8 @@ Limiter::Limiter(LimiterOptions options)
   estimates_ = algorithm_->estimates();
 }
 
+internal::LimiterState::~LimiterState() = default;
+
 Limiter::~Limiter() {
   if (observer_ != nullptr) observer_->OnLimiterDestroyed(*this);
   assert(inflight() == 0 && "a Permit outlived its Limiter");
@@ -132,7 +136,7 @@ Limiter::~Limiter() {
 
 // --- Granting -------------------------------------------------------------------------------
 
-bool Limiter::TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept {
+bool internal::LimiterState::TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept {
   // seq_cst loads: see the memory-ordering note on state_ in the header (a waiter's retry after
   // setting the queued bit must see a limit raised meanwhile). On x86 they cost the same as
   // relaxed ones.
@@ -171,7 +175,8 @@ Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t seq
   return Permit(this, partition, clock_.Now(), inflight, static_cast<uint32_t>(weight));
 }
 
-bool Limiter::TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept {
+bool internal::LimiterState::TryClaimGuaranteed(uint32_t partition, int* inflight,
+                                                uint64_t* sequence) noexcept {
   if (!partitioned_) return false;
   const int guaranteed = Guaranteed(partition);
   std::atomic<int>& count = partition_counts_[partition].inflight;
@@ -230,12 +235,12 @@ StatusOr<Permit> Limiter::Failure(PartitionId partition, AcquireFailure why) {
   return Status::Overloaded("no permit free" + where);
 }
 
-void Limiter::GrantWaiters() {
+void internal::LimiterState::GrantWaiters() {
   MutexLock lock(queue_mu_);
   GrantWaitersLocked();
 }
 
-void Limiter::GrantWaitersLocked() {
+void internal::LimiterState::GrantWaitersLocked() {
   while (!queue_->empty()) {
     Waiter* w = queue_->Next(limit_.load(std::memory_order_relaxed), [this](size_t p) {
       return partition_counts_[p].inflight.load(std::memory_order_relaxed);
@@ -258,7 +263,7 @@ void Limiter::GrantWaitersLocked() {
   UpdateQueuedBitLocked();
 }
 
-void Limiter::UpdateQueuedBitLocked() {
+void internal::LimiterState::UpdateQueuedBitLocked() {
   const bool queued = !queue_->empty();
   if (queued == queued_bit_) return;
   queued_bit_ = queued;
@@ -270,7 +275,7 @@ void Limiter::UpdateQueuedBitLocked() {
   }
 }
 
-void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
+void internal::LimiterState::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   assert(w.state == Waiter::State::kWaiting);
   queue_->Remove(&w);
   waiters_.fetch_sub(1, std::memory_order_relaxed);
@@ -281,12 +286,12 @@ void Limiter::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   w.Notify();
 }
 
-std::optional<TimePoint> Limiter::Enqueue(Waiter& w, TimePoint deadline) {
+std::optional<TimePoint> internal::LimiterState::Enqueue(Waiter& w, TimePoint deadline) {
   MutexLock lock(queue_mu_);
   return EnqueueLocked(w, deadline);
 }
 
-std::optional<TimePoint> Limiter::EnqueueLocked(Waiter& w, TimePoint deadline) {
+std::optional<TimePoint> internal::LimiterState::EnqueueLocked(Waiter& w, TimePoint deadline) {
   assert(w.state == Waiter::State::kIdle);
   if (queue_->size() >= max_queue_) return std::nullopt;
   const TimePoint now = clock_.Now();
@@ -457,7 +462,7 @@ void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t
   if (sampled) RecordSample(sample);
 }
 
-void Limiter::CountUp(std::atomic<uint32_t>& count) noexcept {
+void internal::LimiterState::CountUp(std::atomic<uint32_t>& count) noexcept {
   // Saturates rather than wraps if no sample takes the count for a long time.
   uint32_t n = count.load(std::memory_order_relaxed);
   while (n != std::numeric_limits<uint32_t>::max() &&
@@ -465,7 +470,7 @@ void Limiter::CountUp(std::atomic<uint32_t>& count) noexcept {
   }
 }
 
-void Limiter::RecordSample(const Sample& sample) noexcept {
+void internal::LimiterState::RecordSample(const Sample& sample) noexcept {
   if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
   // Whoever wins the flag applies every published sample, then looks once more after letting
   // go: a producer that failed to win the flag published before trying, so either it or the
@@ -478,7 +483,7 @@ void Limiter::RecordSample(const Sample& sample) noexcept {
   }
 }
 
-void Limiter::ApplySample(const Sample& sample) noexcept {
+void internal::LimiterState::ApplySample(const Sample& sample) noexcept {
   int old_limit = limit_.load(std::memory_order_relaxed);
   int new_limit = std::clamp(algorithm_->Update(sample), 1, kMaxLimit);
   UpdateStride(sample);
@@ -504,7 +509,7 @@ void Limiter::ApplySample(const Sample& sample) noexcept {
   }
 }
 
-void Limiter::UpdateStride(const Sample& sample) noexcept {
+void internal::LimiterState::UpdateStride(const Sample& sample) noexcept {
   TimePoint end = sample.end();
   sample_due_ns_.store((end + kMaxSampleGap).time_since_epoch().count(), std::memory_order_relaxed);
   if (rate_window_completions_ == 0 || end < rate_window_start_) rate_window_start_ = end;

@@ -21,24 +21,10 @@
 // With partitions, a freed permit goes to the partition that partition.h's rule picks, and to
 // the first waiter (in queue order) of that partition.
 //
-// What a permit costs: TryAcquire() and the release of an untimed permit are inline, and an
-// uncontended pair is one compare-and-swap and one fetch_sub on one word (the permits in flight,
-// whether anyone waits, and a grant count), which sits alone on its cache line, plus reads of the
-// limit and the sampling mask from a line that is hardly ever written: no mutex, no allocation, no
-// other shared write. Those two locked instructions are the floor of any counting limiter (a
-// semaphore on an atomic counter does the same); the rest is building the permit and two tests for
-// an observer. On two cores the word's line passes between them, for the limiter as for that
-// semaphore; the limiter costs more there, most likely because it does more between its two
-// instructions, so the other core takes the line in between more often. Measured with
-// blobtune-tuner-bench (medians of 10 interleaved repetitions, ns of real time per TryAcquire() +
-// Success(), gradient algorithm, GCC 12 -O2, 2 x86-64 vCPUs, three runs on a quiet machine):
-// one thread, semaphore 4.5-4.6, limiter 5.4-5.6 (1.18-1.24x); two threads running at once,
-// semaphore 10.8-13.8, limiter 16.2-17.8 (1.26-1.64x). An observer adds two virtual calls per
-// permit (OnGranted, OnReleased); metrics/ LimiterMetrics makes each an add to the calling
-// thread's own counter cells, which no other thread writes: 6.1-6.8 ns on one thread (1.12-1.22x
-// the bare limiter), 16.2-18.3 on two (0.92-1.12x). A limiter with partitions adds an add and a
-// subtract on the partition's own counter (a line of its own): 9.6 ns on one thread, 4.0 ns more
-// than the same limiter without partitions.
+// What a permit costs: TryAcquire() and the release of an untimed permit are inline and take no
+// lock; an uncontended pair is one compare-and-swap and one fetch_sub on one word, and a permit
+// allocates nothing. The figures, and those of an observer and of partitions:
+// docs/ARCHITECTURE.md, "What a permit costs".
 //
 // Timing: latency is measured with two clock reads per permit while completions are slower than
 // LimiterOptions::full_sampling_rate; above it, one permit in `stride` is timed and its sample
@@ -65,10 +51,10 @@
 #include <vector>
 
 #include "blobtune/base/clock.h"
-#include "blobtune/base/mutex.h"
 #include "blobtune/base/status.h"
 #include "blobtune/base/status_or.h"
 #include "blobtune/base/thread_annotations.h"
+#include "blobtune/tuner/internal/limiter_state.h"
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
@@ -78,15 +64,6 @@
 namespace blobtune::tuner {
 
 class Limiter;
-
-namespace internal {
-class PartitionQueues;
-class SampleQueue;
-// A partition's permits in flight, on a cache line of its own.
-struct alignas(64) PartitionCount {
-  std::atomic<int> inflight{0};
-};
-}  // namespace internal
 
 // Which queued acquirer a freed slot goes to.
 enum class QueueOrder {
@@ -204,7 +181,7 @@ class Permit {
   uint32_t partition_ = 0;
 };
 
-class Limiter {
+class Limiter : private internal::LimiterState {
  public:
   // INVALID_ARGUMENT if the options do not validate. The observer, if any, hears of the new
   // limiter (LimiterObserver::OnLimiterCreated) before this returns.
@@ -281,6 +258,9 @@ class Limiter {
   int max_limit() const noexcept { return max_limit_; }
   const Clock& clock() const noexcept { return clock_; }
 
+  // The largest limit a limiter can enforce: 1,000,000.
+  static constexpr int kMaxLimit = LimiterState::kMaxLimit;
+
   // Low-level access to the wait queue for async_acquire.h; not for direct use.
   class AsyncAccess;
 
@@ -288,56 +268,9 @@ class Limiter {
   friend class Permit;
   friend class AsyncAccess;
 
-  // state_ packs the permits in flight (low bits), whether anyone is queued (one bit) and a
-  // count of grants (high bits), so that a grant is one compare-and-swap that also sees the
-  // queue and yields the sequence number used for sampling, and a release is one fetch_sub
-  // that also says whether a waiter needs the slot.
-  static constexpr int kInflightBits = 21;
-  static constexpr uint64_t kInflightMask = (uint64_t{1} << kInflightBits) - 1;
-  static constexpr uint64_t kQueuedBit = uint64_t{1} << kInflightBits;
-  static constexpr int kSequenceShift = kInflightBits + 1;
-  static constexpr uint64_t kGrantUnit = uint64_t{1} << kSequenceShift;
-
- public:
-  // The largest limit a limiter can enforce.
-  static constexpr int kMaxLimit = 1'000'000;
-
- private:
+  // The state and what the limiter does short of building permits: internal/limiter_state.h.
   explicit Limiter(LimiterOptions options);
 
-  // Takes a slot if inflight < limit and nobody is queued (TryAcquire, and Acquire before it
-  // queues). On success fills the grant's inflight and sequence.
-  bool TryTakeFreeSlot(int* inflight, uint64_t* sequence) noexcept {
-    uint64_t state = state_.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t held = state & kInflightMask;
-      if ((state & kQueuedBit) != 0 ||
-          held >= static_cast<uint64_t>(limit_.load(std::memory_order_relaxed))) {
-        return false;
-      }
-      if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, std::memory_order_acquire,
-                                       std::memory_order_relaxed)) [[likely]] {
-        *inflight = static_cast<int>(held + 1);
-        *sequence = state >> kSequenceShift;
-        return true;
-      }
-    }
-  }
-  // Takes a slot for the first queued waiter if inflight < limit. Same results.
-  bool TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept;
-  // Counts a grant to `partition` (only a limiter with partitions counts per partition).
-  void CountGrant(uint32_t partition) noexcept {
-    if (partitioned_) partition_counts_[partition].inflight.fetch_add(1, std::memory_order_relaxed);
-  }
-  // Takes a slot for `partition` beyond the limit if it holds fewer permits than it is
-  // guaranteed (partition.h). On success fills the grant's inflight and sequence. The permits in
-  // flight stay below the limit plus the guarantees, 2 x kMaxLimit, within kInflightMask.
-  bool TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept;
-  // floor(share x limit): the permits `partition` is sure to get now. The guarantees of all
-  // partitions add up to at most the limit.
-  int Guaranteed(uint32_t partition) const noexcept {
-    return static_cast<int>(partitions_[partition].share * limit());
-  }
   // A permit for `partition` without waiting: a free slot while nobody is queued, or one the
   // partition is guaranteed; observed as granted. std::nullopt (nothing counted) otherwise.
   std::optional<Permit> TryGrantAtOnce(PartitionId partition);
@@ -350,10 +283,6 @@ class Limiter {
     if (Untimed(sequence)) [[likely]] return Permit(this, partition, inflight);
     return MakeCheckedPermit(partition, inflight, sequence);
   }
-  // Whether grant number `sequence` is untimed without a look at the clock.
-  bool Untimed(uint64_t sequence) const noexcept {
-    return (sequence & check_mask_.load(std::memory_order_relaxed)) != 0;
-  }
   // For a grant that the stride times, or one that checks whether a sample is overdue.
   Permit MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept;
   // An untimed permit: its release is one fetch_sub (two with partitions), and the observer
@@ -364,110 +293,13 @@ class Limiter {
   }
   // A timed permit: its release makes a sample (unless it is ignored) for the algorithm.
   void ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
-  // Grants free slots to queued waiters, in queue order.
-  void GrantWaiters();
-  void GrantWaitersLocked() BLOBTUNE_REQUIRES(queue_mu_);
-  // Queues `w` and grants it a slot at once if one is free. Returns how long it may wait: its
-  // `deadline`, or sooner while overloaded (see overload_wait); std::nullopt if
-  // the queue is full.
-  std::optional<TimePoint> Enqueue(internal::Waiter& w, TimePoint deadline)
-      BLOBTUNE_EXCLUDES(queue_mu_);
-  std::optional<TimePoint> EnqueueLocked(internal::Waiter& w, TimePoint deadline)
-      BLOBTUNE_REQUIRES(queue_mu_);
   // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
   // passed; std::nullopt while it should keep waiting.
   std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
       BLOBTUNE_REQUIRES(queue_mu_);
+  // The CANCELLED, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED of a failed acquire, counted and
+  // observed.
   StatusOr<Permit> Failure(PartitionId partition, AcquireFailure why);
-  void FailWaiterLocked(internal::Waiter& w, AcquireFailure why) BLOBTUNE_REQUIRES(queue_mu_);
-  // Gives a slot of `partition` back and hands it to a waiter, if any.
-  void ReturnSlot(uint32_t partition) noexcept {
-    // First the partition's count, so that a waiter chosen for the slot sees it.
-    if (partitioned_) partition_counts_[partition].inflight.fetch_sub(1, std::memory_order_relaxed);
-    // Release: what the holder did happens-before the slot's next grant. The same word says
-    // whether anyone is queued, so either this sees the queued bit and grants, or the
-    // enqueuer's retry (after it set the bit, later in the word's order) sees the free slot.
-    if ((state_.fetch_sub(1, std::memory_order_release) & kQueuedBit) != 0) [[unlikely]] {
-      GrantWaiters();
-    }
-  }
-  // Sets or clears kQueuedBit to match whether the queue is empty.
-  void UpdateQueuedBitLocked() BLOBTUNE_REQUIRES(queue_mu_);
-  // Adds one to refused_ or expired_.
-  static void CountUp(std::atomic<uint32_t>& count) noexcept;
-  void RecordSample(const Sample& sample) noexcept;
-  // REQUIRES: the caller holds algorithm_busy_.
-  void ApplySample(const Sample& sample) noexcept;
-  void UpdateStride(const Sample& sample) noexcept;
-
-  Clock& clock_;
-  LimiterObserver* const observer_;
-  const size_t max_queue_;
-  const QueueOrder queue_order_;
-  const Duration overload_wait_;
-  const Duration overload_window_;
-  const double full_sampling_rate_;
-  const std::string algorithm_name_;
-  const int min_limit_;
-  const int max_limit_;
-  const bool partitioned_;  // Partitions were given: grants and releases count per partition.
-  const std::vector<PartitionOptions> partitions_;  // One, unnamed, when none were given.
-  // Each partition's permits in flight (partitioned_ only).
-  const std::unique_ptr<internal::PartitionCount[]> partition_counts_;
-
-  // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
-  // fetch_sub is release, so whatever a permit holder did happens-before the next holder of
-  // that slot (semaphore semantics). Queueing sets kQueuedBit with a read-modify-write of
-  // state_ itself, so a release and a new waiter order themselves in that one word and need
-  // nothing stronger. A limit increase (store limit_, then load state_) and a waiter's queueing
-  // (set the bit, then load limit_) are seq_cst: either the raiser sees the bit and grants, or
-  // the waiter sees the new limit.
-  //
-  // The one word every grant and release writes, alone on its line: on two cores that line
-  // passes between them, and nothing else a permit reads should go with it.
-  alignas(64) std::atomic<uint64_t> state_{0};
-  // What every grant reads and hardly anything writes (a limit change, a stride change), on a
-  // line of its own that each core keeps a copy of.
-  alignas(64) std::atomic<int> limit_;
-  // A grant whose sequence has any of these bits set is untimed, without a clock read: below
-  // stride - 1, so that grants that the stride does not time still look at the coarse clock
-  // now and then (kOverdueChecksPerStride in limiter.cc).
-  std::atomic<uint64_t> check_mask_{0};
-  std::atomic<uint32_t> stride_{1};
-  // Written by timed permits (one grant in `stride`), so not on either line above. While
-  // stride_ > 1: the grant sequence of the last timed permit (to weigh samples), and the
-  // coarse time by which the next permit must be timed whatever the stride, so that a falling
-  // rate is noticed within kMaxSampleGap instead of `stride` grants later.
-  alignas(64) std::atomic<uint64_t> last_timed_sequence_{0};
-  std::atomic<int64_t> sample_due_ns_{0};
-  std::atomic<uint64_t> lost_samples_{0};
-  // Failed TryAcquire() calls since the last sample took them (Sample::refused). Its own line:
-  // under overload every failed TryAcquire() writes it, and state_ should not pay for that.
-  alignas(64) std::atomic<uint32_t> refused_{0};
-  // Acquires that timed out since the last sample took them (Sample::expired).
-  std::atomic<uint32_t> expired_{0};
-
-  // --- Samples. Pushed lock-free by any releasing thread; applied by whichever thread wins
-  // algorithm_busy_ (a try-only flag: nobody waits for it).
-  alignas(64) std::unique_ptr<internal::SampleQueue> samples_;
-  std::atomic<bool> algorithm_busy_{false};
-  // Written only by the holder of algorithm_busy_; estimates_mu_ guards copies for readers.
-  std::unique_ptr<LimitAlgorithm> algorithm_;
-  TimePoint rate_window_start_{};
-  uint64_t rate_window_completions_ = 0;
-  uint32_t samples_since_estimates_ = 0;
-  mutable Mutex estimates_mu_;
-  AlgorithmEstimates estimates_ BLOBTUNE_GUARDED_BY(estimates_mu_);
-
-  // --- Waiting path.
-  mutable Mutex queue_mu_;
-  std::unique_ptr<internal::PartitionQueues> queue_ BLOBTUNE_PT_GUARDED_BY(queue_mu_);
-  // Whether kQueuedBit is set in state_.
-  bool queued_bit_ BLOBTUNE_GUARDED_BY(queue_mu_) = false;
-  // queue_->size(), for queue_length() without the mutex.
-  std::atomic<size_t> waiters_{0};
-  // When a queued acquirer last timed out.
-  std::optional<TimePoint> last_queue_timeout_ BLOBTUNE_GUARDED_BY(queue_mu_);
 };
 
 inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
