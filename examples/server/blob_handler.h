@@ -31,13 +31,13 @@
 #include <string_view>
 #include <vector>
 
-#include "blob_locks.h"
-#include "blobtune/base/clock.h"
-#include "blobtune/base/status_or.h"
 #include "blobtune/metrics/registry.h"
 #include "blobtune/metrics/status_page.h"
 #include "blobtune/store/async_blob_store.h"
+#include "blobtune/base/clock.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/base/status_or.h"
+#include "blob_locks.h"
 #include "http_response.h"
 #include "load_shedder.h"
 #include "preconditions.h"

@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "blobtune/base/status_or.h"
 #include "blobtune/metrics/limiter_metrics.h"
+#include "blobtune/base/status_or.h"
 #include "server_options.h"
 
 namespace blobtune::server {

@@ -16,10 +16,10 @@
 #include <string>
 
 #include "blobtune/base/clock.h"
+#include "framing.h"
 #include "common/discard_body.h"
 #include "common/read_deadline.h"
 #include "common/receive_buffer.h"
-#include "framing.h"
 
 namespace blobtune::server {
 namespace {

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "blobtune/base/status.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::server {
 

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "blobtune/base/clock.h"
-#include "blobtune/base/status.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/base/status.h"
 
 namespace blobtune::server {
 

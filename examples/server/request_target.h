@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
+#include "blobtune/tuner/partition.h"
 #include "blobtune/base/status.h"
 #include "blobtune/base/status_or.h"
-#include "blobtune/tuner/partition.h"
 
 namespace blobtune::server {
 

@@ -18,11 +18,11 @@
 #include <utility>
 #include <vector>
 
-#include "blobtune/base/status.h"
-#include "blobtune/base/status_or.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #include "blobtune/tuner/limiter.h"
 #include "blobtune/tuner/partition.h"
+#include "blobtune/base/status.h"
+#include "blobtune/base/status_or.h"
 
 namespace blobtune::server {
 
