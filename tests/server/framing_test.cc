@@ -1,6 +1,7 @@
 // How blobtune-server frames requests (RFC 9112 section 6): CheckFraming on parsed headers. The
 // server's answers to the same requests over a socket are framing_server_test.cc's.
 #include "framing.h"
+#include "reference_framer.h"
 
 #include <gtest/gtest.h>
 
@@ -148,6 +149,38 @@ TEST(FrameRequestsTest, StopsAtTheFirstRefusal) {
         FrameRequests(std::string(first) + std::string(smuggled), 1024);
     ASSERT_EQ(requests.size(), 1u) << first;
     EXPECT_EQ(requests[0].outcome, FramedRequest::Outcome::kRefused) << first;
+  }
+}
+
+// The fuzzer's oracle (reference_framer.h) on the cases it exists for: it frames what the server
+// frames at the same byte, and calls ambiguous what the server refuses.
+TEST(ReferenceFramerTest, EndsRequestsWhereTheServerDoesAndFindsTheSmugglingCasesAmbiguous) {
+  using reference::FrameByRfc9112;
+  using reference::ReferenceOutcome;
+  const std::string_view stream =
+      "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3;n=\"v;w\"\r\nabc\r\n0\r\nX-T: 1\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::vector<FramedRequest> server = FrameRequests(stream, 1024);
+  ASSERT_EQ(server.size(), 2u);
+  const reference::ReferenceFrame first = FrameByRfc9112(stream, kHeaderLimit);
+  EXPECT_EQ(first.outcome, ReferenceOutcome::kRequest);
+  EXPECT_EQ(first.size, server[0].size);
+  EXPECT_EQ(FrameByRfc9112(stream.substr(first.size), kHeaderLimit).size, server[1].size);
+
+  for (std::string_view ambiguous :
+       {"PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "PUT /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "PUT /a HTTP/1.1\nHost: x\nContent-Length: 0\n\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length : 3\r\n\r\nabc",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n"}) {
+    EXPECT_EQ(FrameByRfc9112(ambiguous, kHeaderLimit).outcome, ReferenceOutcome::kAmbiguous)
+        << ambiguous;
+    const std::vector<FramedRequest> refused = FrameRequests(ambiguous, 1024);
+    ASSERT_FALSE(refused.empty());
+    EXPECT_EQ(refused[0].outcome, FramedRequest::Outcome::kRefused) << ambiguous;
   }
 }
 
