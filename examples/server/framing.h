@@ -24,6 +24,7 @@
 //   a request line or header line ending in a bare LF            400 (RFC 9112 2.2)
 //   a header line continued on the next (obs-fold)               400 (RFC 9112 5.2)
 //   a header over kHeaderLimit bytes                             431 (RFC 6585 5)
+//   a chunk extension with a control byte (CR, LF, NUL)          400 (RFC 9112 7.1.1)
 // Beast's parser refuses the rest before this is called: two Content-Lengths that differ, a
 // Content-Length that is not a number, a Transfer-Encoding after a chunked one.
 //
@@ -102,7 +103,9 @@ using BodyParser = boost::beast::http::request_parser<RequestBody>;
 // Sets a new request's header parser to the server's limits: kHeaderLimit for the header, no
 // limit of Beast's on the body (the server checks a body's size itself).
 void ConfigureHeaderParser(HeaderParser& parser);
-// Sets a body parser (built from a header parser) to take at most `max_body_bytes`.
+// Sets a body parser (built from a header parser) to take at most `max_body_bytes`, and to
+// refuse a chunk extension with a control byte (a CR or LF inside a quoted string), which Beast
+// alone would take.
 void ConfigureBodyParser(BodyParser& parser, uint64_t max_body_bytes);
 
 // What is wrong with the line endings of a request header of which `received` has arrived so far

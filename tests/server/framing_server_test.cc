@@ -112,6 +112,9 @@ TEST_F(FramingServerTest, AMalformedChunkIs400) {
   ExpectOneAnswerThenClosed("PUT /blobs/default/a HTTP/1.1\r\nHost: x\r\n"
                             "Transfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n",
                             400);
+  ExpectOneAnswerThenClosed("PUT /blobs/default/a HTTP/1.1\r\nHost: x\r\n"
+                            "Transfer-Encoding: chunked\r\n\r\n3;q=\"a\nb\"\r\nabc\r\n0\r\n\r\n",
+                            400);
 }
 
 TEST_F(FramingServerTest, MissingHostIs400AndAPutWithoutLengthIs411) {

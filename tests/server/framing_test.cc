@@ -142,6 +142,9 @@ TEST(FrameRequestsTest, StopsAtTheFirstRefusal) {
        {"PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
         "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
         "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        // A bare LF inside a quoted chunk extension: Beast alone would take it.
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "3;a=\"b\nc\"\r\nabc\r\n0\r\n\r\n",
         "PUT /a HTTP/1.1\nHost: x\nContent-Length: 0\n\n",
         "PUT /a HTTP/1.1\r\nHost: x\r\n\r\n",
         "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n"}) {

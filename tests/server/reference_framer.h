@@ -8,7 +8,8 @@
 // request in different places, so a server must refuse it: a bare LF or CR, an obs-fold, a
 // field name that is no token or has whitespace before its colon, Transfer-Encoding with
 // Content-Length or in HTTP/1.0 or not ending in chunked, Content-Length that is no number or
-// given differently, a malformed chunk); incomplete; or unframeable (not HTTP/1.x at all, or
+// given differently, a malformed chunk, a bare CR or LF in the trailer section); incomplete; or
+// unframeable (not HTTP/1.x at all, or
 // over the header size a server may choose: no claim either way).
 //
 // Thread-safety: a pure function.
@@ -181,8 +182,15 @@ inline std::optional<ReferenceFrame> ChunkedBody(std::string_view s, size_t& at)
     if (s[at] != '\r' || s[at + 1] != '\n') return Ambiguous("chunk data longer than its size");
     at += 2;
   }
-  std::vector<Field> trailers;
-  return Fields(s, at, trailers);
+  // The trailer section: lines up to the empty one. Trailer fields take no part in framing
+  // (RFC 9110 6.5.1: no Transfer-Encoding or Content-Length there), so what a line holds, folded
+  // or not, cannot move the end; only where the lines end can.
+  while (true) {
+    std::optional<std::string_view> line = Line(s, at, bad);
+    if (bad) return bad;
+    if (!line) return ReferenceFrame{};
+    if (line->empty()) return std::nullopt;
+  }
 }
 
 }  // namespace internal
