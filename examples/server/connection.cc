@@ -12,7 +12,6 @@
 #include <boost/beast/http/write.hpp>
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,7 +71,7 @@ ConnectionEnd EndOfFailedIo(const error_code& ec, const ConnectionHub& hub) {
   return ConnectionEnd::kError;
 }
 
-// What a request ended, when it ends its connection: set where the decision to close is made.
+// How a request ends its connection, when it does: set where the decision to close is made.
 struct CloseReason {
   std::optional<ConnectionEnd> end;
 };
