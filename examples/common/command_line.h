@@ -1,7 +1,8 @@
 // CommandLine: the one way the example programs read their flags, on Boost.program_options, so
 // that every program speaks the same dialect by construction: --help and --version (exit 0);
-// "PROGRAM: MESSAGE (see --help)" on stderr and exit status 2 for an unknown flag or a bad value,
-// with the message naming the flag as the user typed it; sizes with K/M/G suffixes (ByteSize);
+// "PROGRAM: MESSAGE (see --help)" on stderr and exit status 2 for an unknown flag, a bad value or
+// a stray argument that is no flag (none of the programs takes one), with the message naming the
+// flag or argument as the user typed it; sizes with K/M/G suffixes (ByteSize);
 // defaults in --help as a person writes them (0.1, 4M); comma lists read alike (SplitList).
 //
 //   examples::CommandLine cli("blobtune-load", "blobtune-load: HTTP load against the server.");
@@ -124,6 +125,17 @@ class CommandLine {
   int Parse(int argc, char** argv) {
     try {
       po::parsed_options parsed = po::parse_command_line(argc, argv, options_);
+      // A word that is no flag's value would be dropped silently: "--seconds 5 10", a flag's
+      // value split by a space, a "-" lost in a copy. No program here takes one.
+      for (const po::option& given : parsed.options) {
+        if (given.position_key >= 0 || given.string_key.empty()) {
+          const std::string word = given.original_tokens.empty()
+                                       ? (given.value.empty() ? "" : given.value.front())
+                                       : given.original_tokens.front();
+          return UsageError("unexpected argument '" + word +
+                            "': every argument is a flag (--name or --name=value)");
+        }
+      }
       // Boost reads "-1" into an unsigned flag as its largest value; refuse it instead.
       for (const po::option& given : parsed.options) {
         for (const std::string& value : given.value) {

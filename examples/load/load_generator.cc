@@ -142,7 +142,11 @@ class Runner {
       ++result_.transport_errors;
       co_return;
     }
-    ++result_.by_status[status];
+    if (++result_.by_status[status] == 1) {
+      const auto type = reply->base()[http::field::content_type];
+      result_.first_answer[status] =
+          AnswerText(std::string_view(type.data(), type.size()), reply->body());
+    }
     const double ms = std::chrono::duration<double, std::milli>(done - scheduled).count();
     if (status >= 200 && status < 300) ok_ms_.push_back(ms);
     if (status == 503) unavailable_ms_.push_back(ms);
@@ -275,6 +279,22 @@ Status LoadOptions::Validate() const {
 
 std::string LoadBlobId(const LoadOptions& options, uint64_t n) {
   return options.id_prefix + "-" + std::to_string(n);
+}
+
+std::string AnswerText(std::string_view content_type, std::string_view body) {
+  if (!body.empty() && !content_type.starts_with("text/")) {
+    return "(" + std::to_string(body.size()) + " bytes, " +
+           (content_type.empty() ? std::string("no Content-Type") : std::string(content_type)) +
+           ")";
+  }
+  const std::string_view line = body.substr(0, body.find('\n'));
+  std::string text;
+  for (size_t i = 0; i < line.size() && i < kAnswerTextBytes; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    text += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (line.size() > kAnswerTextBytes) text += "...";
+  return text.empty() ? "(no body)" : text;
 }
 
 std::string LoadBlobBody(const LoadOptions& options, uint64_t n) {

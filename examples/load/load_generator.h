@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "blobtune/base/status_or.h"
@@ -74,6 +75,13 @@ struct LoadOptions {
   Status Validate() const;
 };
 
+// LoadResult::first_answer keeps at most this many bytes of an answer's first line.
+inline constexpr size_t kAnswerTextBytes = 120;
+
+// An answer's body as LoadResult::first_answer keeps it: a text body's first line (bytes outside
+// printable ASCII as '?'), cut to kAnswerTextBytes; for any other body, "(N bytes, TYPE)".
+std::string AnswerText(std::string_view content_type, std::string_view body);
+
 // One class of answers (e.g. all 2xx) in the measured window.
 struct LatencySummary {
   uint64_t count = 0;
@@ -83,6 +91,10 @@ struct LatencySummary {
 struct LoadResult {
   double measured_seconds = 0;
   std::map<unsigned, uint64_t> by_status;  // HTTP status -> answers, measured window.
+  // HTTP status -> what the first answer with it in the measured window said: its body's first
+  // line, made printable and cut to kAnswerTextBytes ("..." marks a cut), or for a body that is
+  // not text its size and type. Why a run's 400s were 400s, without a packet capture.
+  std::map<unsigned, std::string> first_answer;
   uint64_t transport_errors = 0;           // No answer (reset, timeout), measured window.
   uint64_t unsent = 0;                     // Open loop: no connection free, measured window.
   LatencySummary ok;                       // 2xx.

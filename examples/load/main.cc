@@ -10,7 +10,8 @@
 //     --class 'bulk: mode=closed connections=64 put-fraction=1 size=64K partition=bulk'
 //
 // Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms was exceeded
-// (in any class); 2 for bad flags; 3 if the server could not be reached.
+// (in any class); 2 for bad flags; 3 if the server could not be reached; 4 if no request
+// succeeded (no 2xx answer in the measured window, in some class).
 #include <utility>
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "common/command_line.h"
+#include "common/resolve_host.h"
 #include "load_class.h"
 #include "load_flags.h"
 #include "load_generator.h"
@@ -28,6 +30,9 @@ namespace {
 
 namespace po = blobtune::examples::po;
 using namespace blobtune;
+
+// The exit status of a run in which no request succeeded (in some class).
+constexpr int kNoSuccess = 4;
 
 struct Flags {
   load::LoadOptions load;
@@ -63,8 +68,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
                   "partition=bulk'\n\n"
                   "Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms "
                   "was exceeded\n(in any class); 2 for bad flags; 3 if the server could not be "
-                  "reached.\n");
-  cli.Add()("host", cli.Value(&o.host, "HOST"), "server address")(
+                  "reached; 4 if no request\nsucceeded (no 2xx answer in the measured window, in "
+                  "some class: the lines 'N first said: ...'\nunder 'by status' tell why).\n");
+  cli.Add()("host", cli.Value(&o.host, "HOST"),
+            "server address or name (resolved once at startup, IPv4 first)")(
       "port", cli.Value(&o.port, "PORT"), "server port")(
       "mode", cli.Value(&mode, "MODE"), "closed or open")(
       "connections", cli.Value(&o.connections, "N"), "closed loop: concurrent connections")(
@@ -93,6 +100,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "json", po::bool_switch(&flags->json),
       "also print one JSON line with the figures (one per class)");
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
+  // A host name (localhost) is resolved here, once: one that names nothing is a bad flag.
+  StatusOr<boost::asio::ip::address> address = examples::ResolveHost(o.host);
+  if (!address.ok()) return cli.UsageError("--host: " + std::string(address.status().message()));
+  o.host = address->to_string();
   if (Status set = load::SetLoadFlag("mode", mode, o); !set.ok()) {
     return cli.UsageError("--" + std::string(set.message()));
   }
@@ -157,6 +168,10 @@ void PrintResult(const load::LoadClass& run, const load::LoadResult& result) {
   for (const auto& [status, count] : result.by_status) {
     std::printf(" %u=%llu", status, static_cast<unsigned long long>(count));
   }
+  // What each status's first answer said: why the 400s were 400s.
+  for (const auto& [status, text] : result.first_answer) {
+    std::printf("\n    %u first said: %s", status, text.c_str());
+  }
   std::printf("\n  %-6s %9s %9s %9s %9s %9s   (ms)\n", "", "count", "p50", "p90", "p99", "max");
   PrintLatency("2xx", result.ok);
   PrintLatency("503", result.unavailable);
@@ -212,6 +227,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   int exit_code = 0;
+  bool no_success = false;
   std::vector<load::VerifyResult> verified(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {
     const load::LoadResult& result = (*results)[i];
@@ -220,6 +236,11 @@ int main(int argc, char** argv) {
       verified[i] = load::VerifyPuts(runs[i].options, result.acknowledged);
       PrintVerified(verified[i]);
       if (!verified[i].ok()) exit_code = 1;
+    }
+    if (result.ok.count == 0) {
+      std::printf("  FAIL: %sno request succeeded (no 2xx answer in the measured window)\n",
+                  Label(runs[i]).c_str());
+      no_success = true;
     }
     if (flags.max_ok_p99_ms > 0 && result.ok.p99_ms > flags.max_ok_p99_ms) {
       std::printf("  FAIL: %s2xx p99 %.2f ms is over --max-ok-p99-ms %.2f\n",
@@ -230,5 +251,5 @@ int main(int argc, char** argv) {
   if (flags.json) {
     for (size_t i = 0; i < runs.size(); ++i) PrintJson(runs[i], (*results)[i], verified[i]);
   }
-  return exit_code;
+  return no_success ? kNoSuccess : exit_code;
 }

@@ -130,7 +130,7 @@ StatusOr<tuner::PartitionId> BlobHandler::PartitionOf(std::string_view named,
   for (const tuner::PartitionOptions& p : options_.partitions) {
     names += (names.empty() ? "" : ", ") + p.name;
   }
-  return Status::InvalidArgument("unknown partition '" + std::string(named) + "' (header " +
+  return Status::InvalidArgument("unknown partition " + QuoteForMessage(named) + " (header " +
                                  std::string(kPartitionHeader) + "); this server has " +
                                  (names.empty() ? std::string("none") : names));
 }
@@ -152,6 +152,9 @@ asio::awaitable<Response> BlobHandler::Put(Route route, Preconditions conditions
                                            tuner::Permit permit, std::vector<std::byte> body,
                                            bool keep_alive) {
   const size_t size = body.size();
+  // What a GET of the stored blob will answer as its ETag, so that a client can go on with
+  // If-Match without asking first.
+  const std::string etag = ETagOf(store::BlobChecksum(body));
   // GCC 12: no string temporaries in the full-expression of a co_await (they get destroyed
   // twice); the arguments are named first.
   std::string key = BlobName(route);
@@ -169,10 +172,12 @@ asio::awaitable<Response> BlobHandler::Put(Route route, Preconditions conditions
   if (!put.ok()) co_return ErrorResponse(put.status(), options_.retry_after_seconds, keep_alive);
   // 201 when the blob is new, 200 when it replaced one (RFC 9110, 9.3.4).
   const bool created = *put == store::PutOutcome::kCreated;
-  co_return TextResponse(created ? http::status::created : http::status::ok,
-                         (created ? "stored " : "replaced ") + BlobName(route) + " (" +
-                             std::to_string(size) + " bytes)",
-                         keep_alive);
+  Response response = TextResponse(created ? http::status::created : http::status::ok,
+                                   (created ? "stored " : "replaced ") + BlobName(route) + " (" +
+                                       std::to_string(size) + " bytes)",
+                                   keep_alive);
+  response.set(http::field::etag, etag);
+  co_return response;
 }
 
 asio::awaitable<std::optional<Response>> BlobHandler::CheckWrite(const Route& route,

@@ -69,7 +69,8 @@ class BlobHandler {
 
   // A PUT comes in two steps, so that a blob the store cannot take now is refused before it is
   // received: a write permit, waited for until `deadline` (its failure is the Status to answer
-  // with), then, once the body is in, Put() stores `body` under it.
+  // with), then, once the body is in, Put() stores `body` under it and answers 201 or 200 with
+  // the stored blob's ETag (the one a GET will give).
   boost::asio::awaitable<StatusOr<tuner::Permit>> AcquireWritePermit(
       TimePoint deadline, tuner::PartitionId partition = {});
   // The partition of a request to namespace `ns` whose Blobtune-Partition header is `named`

@@ -13,13 +13,15 @@
 //
 // Endpoints (request_target.h): PUT/GET/HEAD/DELETE /blobs/{ns}/{id}, GET /blobs/{ns}?prefix=
 // &limit=&after= (a cut listing answers Link: <...>; rel="next"), GET /metrics (Prometheus
-// text), GET /status, GET /healthz. GET and HEAD of a blob carry its ETag; If-Match and
-// If-None-Match are honoured (preconditions.h). Answers: 200, 201 (a PUT that created its blob;
-// one that replaced a blob gets 200), 204 (DELETE), 304, 400 (bad id, query or request), 404
-// (no such blob, path or namespace), 405, 412, 413 (body over the maximum, refused from its
-// Content-Length before it is read), 503 + Retry-After (no permit within the wait deadline,
-// limiter queue full, too many connections, shutting down), 507 (the store's disk or map is
-// full; no Retry-After). Every error body is one line of text saying what was wrong.
+// text), GET /status, GET /healthz; HEAD wherever GET (GET's header, no body). GET and HEAD of
+// a blob, and a PUT's answer, carry its ETag; If-Match and If-None-Match are honoured
+// (preconditions.h). Answers: 200, 201 (a PUT that created its blob; one that replaced a blob
+// gets 200), 204 (DELETE), 304, 400 (bad id, query or request, a bare LF), 404 (no such blob,
+// path or namespace), 405 (a method the path does not take), 412, 413 (body over the maximum,
+// refused from its Content-Length before it is read), 501 (a method no path takes), 503 +
+// Retry-After (no permit within the wait deadline, limiter queue full, too many connections,
+// shutting down), 507 (the store's disk or map is full; no Retry-After). Every error body is one
+// line, a plain sentence saying what was wrong, without a canonical code name.
 //
 // Threads: one event-loop thread runs every connection; reads run on a small pool; writes go to
 // the store's writer thread (group commit) and are acknowledged once durable.

@@ -4,6 +4,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -11,9 +12,9 @@
 #include <boost/beast/http/write.hpp>
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "blobtune/base/clock.h"
 #include "framing.h"
@@ -30,11 +31,9 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
-using HeaderParser = http::request_parser<http::empty_body>;
-using BodyParser = http::request_parser<http::vector_body<std::byte>>;
+using metrics::ConnectionEnd;
+using metrics::HttpTimeout;
 
-// Largest request header (request line and fields) accepted; more gets 431.
-constexpr uint32_t kHeaderLimit = 16 * 1024;
 // A connection's buffer above this size is given back between requests (see ServeConnection).
 constexpr size_t kSmallReceiveBytes = 4 * 1024;
 
@@ -60,46 +59,69 @@ asio::awaitable<void> LingeringClose(beast::tcp_stream& stream) {
   stream.close();
 }
 
-// The answer to a request whose header could not be read, or nothing when the connection just
-// ended (closed by the client, cancelled by a shutdown, or idle past header_timeout: no request
-// had begun, so there is nobody to answer).
-std::optional<Response> AnswerToBadHeader(const error_code& ec, bool begun, bool timed_out,
-                                          const ServerOptions& options) {
-  if (timed_out && begun) {
-    return TextResponse(http::status::request_timeout,
-                        "request header not complete within " +
-                            std::to_string(options.header_timeout.count()) + " ms",
-                        /*keep_alive=*/false);
+// How a connection whose read or write failed with `ec` ended, when no deadline passed: the
+// client closed or reset it, a shutdown cancelled it, or something else broke.
+ConnectionEnd EndOfFailedIo(const error_code& ec, const ConnectionHub& hub) {
+  if (ec == asio::error::eof || ec == asio::error::connection_reset ||
+      ec == asio::error::broken_pipe || ec == http::error::end_of_stream ||
+      ec == http::error::partial_message) {
+    return ConnectionEnd::kClientClosed;
   }
-  if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
-      ec == http::error::end_of_stream || ec == http::error::partial_message) {
-    return std::nullopt;
-  }
-  if (ec == http::error::header_limit) {
-    return TextResponse(http::status::request_header_fields_too_large,
-                        "request header is over " + std::to_string(kHeaderLimit) + " bytes",
-                        /*keep_alive=*/false);
-  }
-  return TextResponse(http::status::bad_request, "malformed HTTP request: " + ec.message(),
-                      /*keep_alive=*/false);
+  if (hub.draining()) return ConnectionEnd::kShutdown;  // Cancelled, or cut off after grace.
+  return ConnectionEnd::kError;
 }
+
+// How a request ends its connection, when it does: set where the decision to close is made.
+struct CloseReason {
+  std::optional<ConnectionEnd> end;
+};
 
 // The answer to a request whose body could not be read: 408 when it did not arrive in time, 400
 // when it was malformed (a bad chunk), nothing when the client went away.
 std::optional<Response> AnswerToBadBody(const error_code& ec, bool timed_out,
-                                        const ServerOptions& options) {
+                                        const ConnectionHub& hub, CloseReason& reason) {
   if (timed_out) {
+    reason.end = ConnectionEnd::kBodyTimeout;
     return TextResponse(http::status::request_timeout,
                         "request body not complete within " +
-                            std::to_string(options.body_timeout.count()) + " ms",
+                            std::to_string(hub.options().body_timeout.count()) + " ms",
                         /*keep_alive=*/false);
   }
   if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
       ec == http::error::end_of_stream || ec == http::error::partial_message) {
+    reason.end = EndOfFailedIo(ec, hub);
     return std::nullopt;
   }
+  reason.end = ConnectionEnd::kFramingError;
   return TextResponse(http::status::bad_request, "malformed request body: " + ec.message(),
                       /*keep_alive=*/false);
+}
+
+// Reads the rest of a request's header into `header` (framing.h's one way): the bytes received
+// so far are checked for line endings before each parse, so that a header of bare LFs is refused
+// at once instead of waiting for the CRLF CRLF that never comes. Receives are as Beast's own
+// async_read_header makes them (512 bytes upwards, within the buffer's room): a large one would
+// take the start of a PUT's body along. The error, or none with `refusal` set or the header done.
+asio::awaitable<error_code> ReadHeader(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                       HeaderParser& header,
+                                       std::optional<FramingRefusal>& refusal) {
+  error_code ec;
+  while (true) {
+    const std::string_view received(static_cast<const char*>(buffer.data().data()),
+                                    buffer.size());
+    refusal = CheckHeaderLines(received);
+    if (refusal) co_return ec;
+    if (buffer.size() > 0) {
+      buffer.consume(header.put(buffer.data(), ec));
+      if (ec != http::error::need_more) co_return ec;  // The header is done, or refused.
+      ec = {};
+    }
+    const size_t n = co_await stream.async_read_some(
+        buffer.prepare(beast::read_size(buffer, 64 * 1024)),
+        asio::redirect_error(asio::use_awaitable, ec));
+    buffer.commit(n);
+    if (ec) co_return ec;
+  }
 }
 
 // Waits until the next request has begun to arrive (its first bytes may be in `buffer`
@@ -114,12 +136,12 @@ asio::awaitable<error_code> AwaitFirstByte(beast::tcp_stream& stream, beast::fla
   co_return ec;
 }
 
-asio::awaitable<bool> Write(beast::tcp_stream& stream, Response& response,
-                            std::chrono::milliseconds timeout) {
+asio::awaitable<error_code> Write(beast::tcp_stream& stream, Response& response,
+                                  std::chrono::milliseconds timeout) {
   error_code ec;
   stream.expires_after(timeout);
   co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
-  co_return !ec;
+  co_return ec;
 }
 
 std::string NamespaceList(const ServerOptions& options) {
@@ -133,6 +155,7 @@ std::string NamespaceList(const ServerOptions& options) {
 struct RequestHead {
   explicit RequestHead(const HeaderParser& header)
       : method(header.get().method()),
+        method_text(header.get().method_string()),
         target(header.get().target()),
         client_keep_alive(header.get().keep_alive()),
         expects_continue(beast::iequals(header.get()[http::field::expect], "100-continue")) {
@@ -147,6 +170,7 @@ struct RequestHead {
   bool keep_alive_unread() const { return client_keep_alive && !has_body; }
 
   http::verb method;
+  std::string method_text;  // As sent: Beast knows no name for an unknown method.
   std::string target;
   bool client_keep_alive;
   bool expects_continue;
@@ -164,7 +188,7 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
                                                        beast::flat_buffer& buffer,
                                                        HeaderParser& header, const RequestHead& head,
                                                        Route route, TimePoint deadline,
-                                                       ConnectionHub& hub) {
+                                                       ConnectionHub& hub, CloseReason& reason) {
   const ServerOptions& options = hub.options();
   const std::string too_large = "blob is over the maximum of " +
                                 std::to_string(options.max_blob_size_bytes) + " bytes";
@@ -183,6 +207,7 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
     const int retry = options.retry_after_seconds;
     if (head.length && head.has_body && head.client_keep_alive && !head.expects_continue) {
       if (!co_await examples::DiscardBody(stream, buffer, *head.length, options.body_timeout)) {
+        reason.end = ConnectionEnd::kClientClosed;
         co_return std::nullopt;
       }
       co_return ErrorResponse(permit.status(), retry, /*keep_alive=*/true);
@@ -197,10 +222,15 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
       error_code ec;
       stream.expires_after(options.write_timeout);
       co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return std::nullopt;
+      if (ec) {
+        const bool timed_out = ec == beast::error::timeout;
+        if (timed_out) hub.http().RecordTimeout(HttpTimeout::kWrite);
+        reason.end = timed_out ? ConnectionEnd::kWriteTimeout : EndOfFailedIo(ec, hub);
+        co_return std::nullopt;
+      }
     }
     BodyParser parser(std::move(header));
-    parser.body_limit(options.max_blob_size_bytes);
+    ConfigureBodyParser(parser, options.max_blob_size_bytes);
     examples::ReserveReceiveRoom(buffer);
     error_code ec;
     bool timed_out = false;
@@ -211,10 +241,11 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
                                 asio::redirect_error(asio::use_awaitable, ec));
       timed_out = body_deadline.expired();
     }
+    if (timed_out) hub.http().RecordTimeout(HttpTimeout::kBody);
     if (ec == http::error::body_limit) {  // Chunked: found out while reading.
       co_return TextResponse(http::status::payload_too_large, too_large, /*keep_alive=*/false);
     }
-    if (ec) co_return AnswerToBadBody(ec, timed_out, options);
+    if (ec) co_return AnswerToBadBody(ec, timed_out, hub, reason);
     body = std::move(parser.get().body());
   }
   stream.expires_never();  // The store bounds the commit.
@@ -228,7 +259,8 @@ asio::awaitable<std::optional<Response>> ReceiveAndPut(beast::tcp_stream& stream
 // Nothing when the connection has to end without an answer.
 asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream,
                                                        beast::flat_buffer& buffer,
-                                                       HeaderParser& header, ConnectionHub& hub) {
+                                                       HeaderParser& header, ConnectionHub& hub,
+                                                       CloseReason& reason) {
   const ServerOptions& options = hub.options();
   const int retry = options.retry_after_seconds;
   // The wait budget starts when the header is in: time queued behind other work on this thread
@@ -237,29 +269,36 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
   const RequestHead head(header);
   const bool keep_alive = head.keep_alive_unread();
 
+  if (head.method == http::verb::unknown) {
+    // A method Beast has no name for is one no route of this server takes (RFC 9110 15.6.2).
+    co_return TextResponse(http::status::not_implemented,
+                           "method " + QuoteForMessage(head.method_text) +
+                               " is not implemented; this server implements GET, HEAD, PUT "
+                               "and DELETE",
+                           keep_alive);
+  }
   StatusOr<Route> route = ParseRoute(head.method, head.target);
   if (!route.ok()) co_return ErrorResponse(route.status(), retry, keep_alive);
   if (route->kind == RouteKind::kMethodNotAllowed) {
-    Response response = TextResponse(
-        http::status::method_not_allowed,
-        "method " + std::string(http::to_string(head.method)) + " is not allowed here; allowed: " +
-            route->allow,
-        keep_alive);
+    Response response = TextResponse(http::status::method_not_allowed,
+                                     "method " + QuoteForMessage(head.method_text) +
+                                         " is not allowed here; allowed: " + route->allow,
+                                     keep_alive);
     response.set(http::field::allow, route->allow);
     co_return response;
   }
   if (!route->ns.empty() && !hub.handler().KnowsNamespace(route->ns)) {
     co_return TextResponse(http::status::not_found,
-                           "unknown namespace '" + route->ns + "'; this server has: " +
-                               NamespaceList(options),
+                           "unknown namespace " + QuoteForMessage(route->ns) +
+                               "; this server has: " + NamespaceList(options),
                            keep_alive);
   }
   StatusOr<tuner::PartitionId> partition = hub.handler().PartitionOf(head.partition, route->ns);
   if (!partition.ok()) co_return ErrorResponse(partition.status(), retry, keep_alive);
   route->partition = *partition;
   if (route->kind == RouteKind::kPutBlob) {
-    std::optional<Response> response =
-        co_await ReceiveAndPut(stream, buffer, header, head, *std::move(route), deadline, hub);
+    std::optional<Response> response = co_await ReceiveAndPut(
+        stream, buffer, header, head, *std::move(route), deadline, hub, reason);
     co_return response;
   }
   stream.expires_never();  // The wait deadline and the store bound the handler.
@@ -295,24 +334,29 @@ void ConnectionHub::CloseAll() {
 asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
   beast::tcp_stream stream(std::move(socket));
   const ConnectionHub::Handle self = hub.Add(&stream);
+  // Every connection is counted once, by how it ended (set on every way out of the loop).
   struct Leave {
     ConnectionHub& hub;
     ConnectionHub::Handle self;
-    ~Leave() { hub.Remove(self); }
+    ConnectionEnd end = ConnectionEnd::kShutdown;  // The loop ends by itself only when draining.
+    ~Leave() {
+      hub.http().RecordConnectionEnd(end);
+      hub.Remove(self);
+    }
   } leave{hub, self};
   const ServerOptions& options = hub.options();
 
   beast::flat_buffer buffer;
   while (!hub.draining()) {
     HeaderParser header;
-    header.header_limit(kHeaderLimit);
-    header.body_limit(std::numeric_limits<uint64_t>::max());  // The size check is ours.
+    ConfigureHeaderParser(header);
     self->idle = true;
     // The header is read in receives of 512 bytes upwards, not into the 64 KiB of room an
     // admitted body left: a large receive would take the start of a PUT's body along, copied
     // for nothing if the PUT is refused (a refused body is dropped uncopied, DiscardBody).
     if (buffer.size() == 0 && buffer.capacity() > kSmallReceiveBytes) buffer.shrink_to_fit();
     error_code ec;
+    std::optional<FramingRefusal> refusal;
     TimePoint first_byte;
     bool begun = false;
     bool timed_out = false;
@@ -324,34 +368,74 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
       ec = co_await AwaitFirstByte(stream, buffer);
       first_byte = Clock::Steady().Now();
       begun = !ec;
-      if (!ec) {
-        co_await http::async_read_header(stream, buffer, header,
-                                         asio::redirect_error(asio::use_awaitable, ec));
-      }
+      if (!ec) ec = co_await ReadHeader(stream, buffer, header, refusal);
       timed_out = header_deadline.expired();
     }
     self->idle = false;
+    CloseReason reason;
     std::optional<Response> response;
     std::string method = "other";  // Until a header says.
-    if (ec) {
-      response = AnswerToBadHeader(ec, begun, timed_out, options);
-    } else if (std::optional<FramingRefusal> refusal = CheckFraming(header.get())) {
+    if (timed_out) {
+      hub.http().RecordTimeout(begun ? HttpTimeout::kHeader : HttpTimeout::kIdle);
+      if (!begun) {
+        leave.end = ConnectionEnd::kIdleTimeout;  // No request had begun: nobody to answer.
+        break;
+      }
+      reason.end = ConnectionEnd::kHeaderTimeout;
+      response = TextResponse(http::status::request_timeout,
+                              "request header not complete within " +
+                                  std::to_string(options.header_timeout.count()) + " ms",
+                              /*keep_alive=*/false);
+    } else if (refusal) {
+      // Bare LF or obs-fold: the header is not read whole, so where the request ends is not known.
+      reason.end = ConnectionEnd::kMalformed;
+      response = TextResponse(refusal->status, refusal->message, /*keep_alive=*/false);
+    } else if (ec) {
+      refusal = RefusalOfHeaderError(ec);
+      if (!refusal) {
+        leave.end = EndOfFailedIo(ec, hub);  // Closed by the client, or cancelled by a shutdown.
+        break;
+      }
+      reason.end = ConnectionEnd::kMalformed;
+      response = TextResponse(refusal->status, refusal->message, /*keep_alive=*/false);
+    } else if ((refusal = CheckFraming(header.get()))) {
       // Where this request ends is not known: nothing after it on the connection is read.
       method = std::string(header.get().method_string());
+      reason.end = ConnectionEnd::kFramingError;
       response = TextResponse(refusal->status, refusal->message, /*keep_alive=*/false);
     } else {
       method = std::string(header.get().method_string());
       const bool head = header.get().method() == http::verb::head;
-      response = co_await ReadAndAnswer(stream, buffer, header, hub);
+      const bool client_keep_alive = header.get().keep_alive();
+      response = co_await ReadAndAnswer(stream, buffer, header, hub, reason);
       // A HEAD answer keeps the Content-Length a GET would have, without the body.
       if (response && head) response->body().clear();
+      if (response && !response->keep_alive() && !reason.end) {
+        reason.end = client_keep_alive ? ConnectionEnd::kBodyNotRead
+                                       : ConnectionEnd::kClientAskedClose;
+      }
     }
-    if (!response) break;
-    if (hub.draining()) response->keep_alive(false);
-    const bool ok = co_await Write(stream, *response, options.write_timeout);
+    if (!response) {
+      leave.end = reason.end.value_or(ConnectionEnd::kClientClosed);
+      break;
+    }
+    if (hub.draining() && response->keep_alive()) {
+      response->keep_alive(false);
+      reason.end = ConnectionEnd::kShutdown;
+    }
+    const error_code written = co_await Write(stream, *response, options.write_timeout);
     hub.http().Record(method, response->result_int(), Clock::Steady().Now() - first_byte);
-    if (!ok) break;
+    if (written) {
+      if (written == beast::error::timeout) {
+        hub.http().RecordTimeout(HttpTimeout::kWrite);
+        leave.end = ConnectionEnd::kWriteTimeout;
+      } else {
+        leave.end = EndOfFailedIo(written, hub);
+      }
+      break;
+    }
     if (!response->keep_alive()) {
+      leave.end = reason.end.value_or(ConnectionEnd::kClientAskedClose);
       co_await LingeringClose(stream);
       co_return;
     }
@@ -360,6 +444,7 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
 }
 
 asio::awaitable<void> RefuseConnection(tcp::socket socket, ConnectionHub& hub) {
+  hub.http().RecordConnectionEnd(ConnectionEnd::kRefusedOverCap);
   if (hub.refusing() >= hub.options().max_connections) co_return;  // The socket just closes.
   ++hub.refusing();
   struct Done {
@@ -372,10 +457,10 @@ asio::awaitable<void> RefuseConnection(tcp::socket socket, ConnectionHub& hub) {
   Response response = UnavailableResponse(
       "too many connections (at most " + std::to_string(hub.options().max_connections) + ")",
       hub.options().retry_after_seconds, /*keep_alive=*/false);
-  const bool written = co_await Write(stream, response, std::chrono::seconds(1));
+  const error_code written = co_await Write(stream, response, std::chrono::seconds(1));
   // No request was read: the method is unknown.
   hub.http().Record("other", response.result_int(), Clock::Steady().Now() - accepted);
-  if (written) {
+  if (!written) {
     co_await LingeringClose(stream);
   } else {
     stream.close();

@@ -20,11 +20,14 @@
 // permit for up to body_timeout.
 //
 // Metrics: every answer written, refusals included, is counted by method and status code with
-// its duration from the request's first byte to the answer's last (metrics::HttpMetrics).
+// its duration from the request's first byte to the answer's last; every connection once, when
+// it ends, by how it ended (metrics::ConnectionEnd: the client closed, a timeout, a refusal, a
+// shutdown, an error); every deadline that passed by kind (metrics::HttpTimeout).
 //
-// Framing: every request's header is checked by RFC 9112 section 6 (framing.h) before it is
+// Framing: a request is framed the one way framing.h sets out: its header bytes are checked for
+// bare LFs and folds as they arrive, the parsed header by RFC 9112 section 6, before it is
 // routed; an ambiguous one is refused and its connection closed, so that nothing after it is
-// taken for a request.
+// taken for a request. A method no route takes is 501, one its path does not take 405.
 //
 // Timeouts: waiting for a request, its whole header must arrive within header_timeout (so a
 // slowloris client that trickles header bytes is cut off), its body within body_timeout: a

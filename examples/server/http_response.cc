@@ -73,10 +73,15 @@ http::status HttpStatusOf(const Status& status) {
 
 Response ErrorResponse(const Status& status, int retry_after_seconds, bool keep_alive) {
   const http::status code = HttpStatusOf(status);
+  // The message alone: the HTTP status already carries the class of the error.
+  const boost::beast::string_view reason = http::obsolete_reason(code);
+  const std::string_view text = status.message().empty()
+                                    ? std::string_view(reason.data(), reason.size())
+                                    : status.message();
   if (code == http::status::service_unavailable) {
-    return UnavailableResponse(status.ToString(), retry_after_seconds, keep_alive);
+    return UnavailableResponse(text, retry_after_seconds, keep_alive);
   }
-  return TextResponse(code, status.ToString(), keep_alive);
+  return TextResponse(code, text, keep_alive);
 }
 
 }  // namespace blobtune::server

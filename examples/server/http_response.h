@@ -2,6 +2,10 @@
 // error that says what was wrong (with Retry-After on 503), and the mapping from a store or
 // limiter Status to an HTTP status.
 //
+// Error bodies: every error answer of the server is one line, a plain sentence saying what was
+// wrong ("blob 'x' in namespace 'default' does not exist"), never a canonical code name: the
+// HTTP status carries the class. Anything the client sent is echoed through QuoteForMessage.
+//
 //   Response r = TextResponse(http::status::bad_request, "id is empty", keep_alive);
 //   Response r = StatusResponse(store_status, options, keep_alive);   // 404, 503, ...
 //
@@ -41,8 +45,8 @@ Response UnavailableResponse(std::string_view text, int retry_after_seconds, boo
 // (no Retry-After: the same write would fail again until room is made), DATA_LOSS and the rest
 // 500.
 boost::beast::http::status HttpStatusOf(const Status& status);
-// The error response for `status` (not OK): HttpStatusOf() and the status's message; 503s carry
-// Retry-After.
+// The error response for `status` (not OK): HttpStatusOf() and the status's message alone (no
+// canonical code name: the HTTP status says the class); 503s carry Retry-After.
 Response ErrorResponse(const Status& status, int retry_after_seconds, bool keep_alive);
 
 }  // namespace blobtune::server

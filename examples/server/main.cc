@@ -24,6 +24,7 @@
 #include "blob_server.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "common/command_line.h"
+#include "common/resolve_host.h"
 
 namespace {
 
@@ -71,21 +72,25 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "blobtune-server: an HTTP/1.1 blob server whose store accesses pass through self-tuning\n"
       "concurrency limiters (reads and writes apart).\n\n"
       "  PUT|GET|HEAD|DELETE /blobs/{namespace}/{id}\n"
-      "      GET and HEAD answer ETag (the stored CRC32C) and X-Blob-Crc32c;\n"
+      "      GET and HEAD answer ETag (the stored CRC32C) and X-Blob-Crc32c, a PUT's\n"
+      "      answer the ETag of the blob it stored;\n"
       "      If-None-Match: ETAG|* on GET/HEAD gives 304 while the blob is unchanged;\n"
       "      If-Match: ETAG|* on PUT/DELETE gives 412 unless the blob has that ETag;\n"
       "      If-None-Match: * on PUT gives 412 if the blob exists\n"
-      "  GET /blobs/{namespace}?prefix=P&limit=N&after=ID\n"
+      "  GET|HEAD /blobs/{namespace}?prefix=P&limit=N&after=ID\n"
       "      ids (and sizes) starting with P (default all), at most N (1..1000, default 100),\n"
       "      after ID (default from the first); a cut listing answers\n"
       "      Link: </blobs/{namespace}?...&after=LAST>; rel=\"next\" for the rest\n"
-      "  GET /metrics (Prometheus)   GET /status (live charts)   GET|HEAD /healthz\n"
+      "  GET|HEAD /metrics (Prometheus)   GET|HEAD /status (live charts)   GET|HEAD /healthz\n"
+      "  Errors: one line saying what was wrong, e.g. 404 \"blob 'x' in namespace 'default'\n"
+      "      does not exist\"; an unknown method is 501, a line ending in a bare LF 400\n"
       "  With --partition, a request names its partition with the header\n"
       "      Blobtune-Partition: NAME (else its namespace's, else the first partition's)\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n");
   cli.Add()(
       "listen", cli.Value(&listen, "ADDR"),
-      "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks a free port")(
+      "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); HOST is an address or a name "
+      "(resolved at startup, IPv4 first); port 0 picks a free port")(
       "store", cli.Value(&store),
       "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
       "--rados-pool)")(
@@ -149,6 +154,10 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   if (!ParseListen(listen, &options->address, &options->port)) {
     return cli.BadValue("--listen", "must be HOST:PORT, :PORT or PORT", listen);
   }
+  // A host name (localhost) is resolved here, once: one that names nothing is a bad flag.
+  StatusOr<boost::asio::ip::address> address = examples::ResolveHost(options->address);
+  if (!address.ok()) return cli.UsageError("--listen: " + std::string(address.status().message()));
+  options->address = address->to_string();
   options->namespaces = examples::SplitList(namespaces);
   if (max_blob.bytes == 0) return cli.BadValue("--max-blob-size", "must be > 0", max_blob);
   options->max_blob_size_bytes = max_blob.bytes;

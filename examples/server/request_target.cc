@@ -73,8 +73,8 @@ Status ParseListQuery(std::string_view query, Route* route) {
     std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
     StatusOr<std::string> value = PercentDecode(raw);
     if (!value.ok()) {
-      return Status::InvalidArgument("query parameter '" + std::string(key) +
-                                     "': " + std::string(value.status().message()));
+      return Status::InvalidArgument("query parameter " + QuoteForMessage(key) + ": " +
+                                     std::string(value.status().message()));
     }
     if (key == "prefix") {
       // A prefix may be empty; otherwise it is made of id bytes.
@@ -95,12 +95,13 @@ Status ParseListQuery(std::string_view query, Route* route) {
       auto [ptr, ec] = std::from_chars(value->data(), end, limit);
       if (value->empty() || ec != std::errc() || ptr != end || limit < 1 || limit > kMaxListLimit) {
         return Status::InvalidArgument("limit must be a number from 1 to " +
-                                       std::to_string(kMaxListLimit) + ", not '" + *value + "'");
+                                       std::to_string(kMaxListLimit) + ", not " +
+                                       QuoteForMessage(*value));
       }
       route->limit = limit;
     } else {
-      return Status::InvalidArgument("unknown query parameter '" + std::string(key) +
-                                     "'; a listing takes prefix, limit and after");
+      return Status::InvalidArgument("unknown query parameter " + QuoteForMessage(key) +
+                                     "; a listing takes prefix, limit and after");
     }
   }
   return Status();
@@ -182,20 +183,22 @@ StatusOr<Route> ParseRoute(http::verb method, std::string_view target) {
     return Status::InvalidArgument("request target may not carry a fragment ('#')");
   }
 
+  // HEAD is answered wherever GET is (RFC 9110 9.3.2): the same header, no body.
+  const bool get_or_head = method == http::verb::get || method == http::verb::head;
   if (path == "/healthz") {
-    if (method != http::verb::get && method != http::verb::head) return NotAllowed("GET, HEAD");
+    if (!get_or_head) return NotAllowed("GET, HEAD");
     Route route;
     route.kind = RouteKind::kHealth;
     return route;
   }
   if (path == "/metrics") {
-    if (method != http::verb::get) return NotAllowed("GET");
+    if (!get_or_head) return NotAllowed("GET, HEAD");
     Route route;
     route.kind = RouteKind::kMetrics;
     return route;
   }
   if (path == "/status") {
-    if (method != http::verb::get) return NotAllowed("GET");
+    if (!get_or_head) return NotAllowed("GET, HEAD");
     Route route;
     route.kind = RouteKind::kStatus;
     return route;
@@ -203,14 +206,14 @@ StatusOr<Route> ParseRoute(http::verb method, std::string_view target) {
 
   constexpr std::string_view kBlobs = "/blobs/";
   if (!path.starts_with(kBlobs)) {
-    return Status::NotFound("no such path '" + std::string(path.substr(0, 256)) +
-                            "'; try /blobs/{namespace}/{id}, /metrics, /status or /healthz");
+    return Status::NotFound("no such path " + QuoteForMessage(path, 256) +
+                            "; try /blobs/{namespace}/{id}, /metrics, /status or /healthz");
   }
   std::string_view rest = path.substr(kBlobs.size());
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos) {
     // /blobs/{namespace}: a listing.
-    if (method != http::verb::get) return NotAllowed("GET");
+    if (!get_or_head) return NotAllowed("GET, HEAD");
     StatusOr<std::string> ns = DecodeNamespace(rest);
     if (!ns.ok()) return ns.status();
     Route route;

@@ -7,10 +7,12 @@
 //   route->kind == RouteKind::kPutBlob; route->ns == "photos"; route->id == "cat-1.jpg"
 //
 // Paths:  /blobs/{namespace}/{id}   GET HEAD PUT DELETE
-//         /blobs/{namespace}        GET (list; ?prefix=P&limit=N&after=ID)
-//         /metrics                  GET
-//         /status                   GET
+//         /blobs/{namespace}        GET HEAD (list; ?prefix=P&limit=N&after=ID)
+//         /metrics                  GET HEAD
+//         /status                   GET HEAD
 //         /healthz                  GET HEAD
+// HEAD is routed as GET is (a HEAD of a blob is kHeadBlob, of the others the GET's kind): the
+// connection sends the GET's header without its body.
 // Namespaces: 1..64 bytes of [A-Za-z0-9_.-]. Ids: 1..255 bytes of [A-Za-z0-9_.~-], not "." or
 // "..". Path segments and query values may be percent-encoded; the decoded bytes must still be
 // in those sets. Whether a namespace exists on this server is the caller's business.

@@ -129,11 +129,11 @@ void AddLimiter(FamilyList& out, const LimiterSnapshot& s) {
                 "The algorithm's estimate of the no-load latency.", base,
                 *g.baseline_latency_seconds);
     }
-    if (g.recent_latency_seconds) {
-      out.Gauge("blobtune_limiter_recent_latency_seconds",
-                "The latency the algorithm's last decision was based on.", base,
-                *g.recent_latency_seconds);
-    }
+    // From the first scrape: 0 until the algorithm has decided on a latency (or for one that
+    // decides on none), so that a dashboard shows a line instead of no data.
+    out.Gauge("blobtune_limiter_recent_latency_seconds",
+              "The latency the algorithm's last decision was based on (0 before its first).",
+              base, g.recent_latency_seconds.value_or(0.0));
     if (g.max_throughput) {
       out.Gauge("blobtune_limiter_max_throughput",
                 "The algorithm's estimate of the best throughput, in permits per second.",
@@ -236,10 +236,10 @@ void AddStore(FamilyList& out, const StoreSnapshot& s) {
       }
     }
   }
-  // Errors: only the (op, code) pairs seen, so the exposition does not list 70 zero series.
+  // Errors: every (op, code) pair from the first scrape, 0 until it occurs, so that a rate of
+  // errors is 0 on a healthy server instead of no data.
   for (size_t op = 0; op < kStoreOpCount; ++op) {
     for (size_t code = 1; code < kStatusCodeCount; ++code) {
-      if (s.errors[op][code] == 0) continue;
       out.Counter(
           "blobtune_store_errors_total",
           "Failed store operations by status code (NOT_FOUND included).",
@@ -278,6 +278,21 @@ void AddHttp(FamilyList& out, const HttpSnapshot& s) {
                 {{"method", std::string(HttpMethodName(a.method))},
                  {"code", std::to_string(a.code)}},
                 D(a.count));
+  }
+  for (size_t i = 0; i < kConnectionEndCount; ++i) {
+    out.Counter("blobtune_http_connections_closed_total",
+                "HTTP connections ended, by how: the client closed, a timeout, a refusal "
+                "(framing_error, malformed, body_not_read, refused_over_cap), a shutdown, an "
+                "error.",
+                {{"reason", std::string(ConnectionEndName(static_cast<ConnectionEnd>(i)))}},
+                D(s.connections_closed[i]));
+  }
+  for (size_t i = 0; i < kHttpTimeoutCount; ++i) {
+    out.Counter("blobtune_http_timeouts_total",
+                "Deadlines that passed on HTTP connections, by kind: idle (no request began), "
+                "header, body, write.",
+                {{"kind", std::string(HttpTimeoutName(static_cast<HttpTimeout>(i)))}},
+                D(s.timeouts[i]));
   }
   for (size_t m = 0; m < kHttpMethodCount; ++m) {
     if (s.durations[m].count == 0) continue;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "blobtune/store/store_observer.h"
+#include "crc32c.h"
 
 namespace blobtune::store {
 
@@ -14,6 +15,8 @@ void BlobStore::SubmitRead(std::string ns, std::string id, ReadCallback done) {
   if (Status s = Get(ns, id, &blob.bytes, &blob.info); !s.ok()) return done(std::move(s));
   done(std::move(blob));
 }
+
+uint32_t BlobChecksum(std::span<const std::byte> bytes) noexcept { return crc32c::Value(bytes); }
 
 std::string_view StoreOpName(StoreOp op) noexcept {
   switch (op) {

@@ -42,6 +42,32 @@ TEST(MetricsRegistryTest, AnEmptyRegistryExposesOnlyItsBuildInfo) {
             "blobtune_build_info{version=\"" + std::string(kVersion) + "\"} 1\n");
 }
 
+TEST(MetricsRegistryTest, ExposesEveryConnectionEndAndTimeoutFromTheStart) {
+  MetricsRegistry registry;
+  HttpMetrics* http = registry.AddHttpServer().value();
+  std::string text = registry.TextExposition();
+  for (size_t i = 0; i < kConnectionEndCount; ++i) {
+    const std::string reason(ConnectionEndName(static_cast<ConnectionEnd>(i)));
+    EXPECT_THAT(text, HasSubstr("blobtune_http_connections_closed_total{reason=\"" + reason +
+                                "\"} 0\n"));
+  }
+  for (size_t i = 0; i < kHttpTimeoutCount; ++i) {
+    const std::string kind(HttpTimeoutName(static_cast<HttpTimeout>(i)));
+    EXPECT_THAT(text, HasSubstr("blobtune_http_timeouts_total{kind=\"" + kind + "\"} 0\n"));
+  }
+  http->RecordConnectionEnd(ConnectionEnd::kHeaderTimeout);
+  http->RecordConnectionEnd(ConnectionEnd::kHeaderTimeout);
+  http->RecordConnectionEnd(ConnectionEnd::kRefusedOverCap);
+  http->RecordTimeout(HttpTimeout::kHeader);
+  text = registry.TextExposition();
+  EXPECT_THAT(text, HasSubstr(
+                        "blobtune_http_connections_closed_total{reason=\"header_timeout\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr(
+                        "blobtune_http_connections_closed_total{reason=\"refused_over_cap\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_timeouts_total{kind=\"header\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_timeouts_total{kind=\"body\"} 0\n"));
+}
+
 TEST(MetricsRegistryTest, ExposesTheHttpServerAndTheProcessOnceAdded) {
   MetricsRegistry registry;
   HttpMetrics* http = registry.AddHttpServer().value();

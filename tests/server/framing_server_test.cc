@@ -12,6 +12,7 @@
 #include "blob_server.h"
 #include "common/blocking_http_client.h"
 #include "common/temp_dir.h"
+#include "short_timeout_server.h"
 
 namespace blobtune::server {
 namespace {
@@ -27,15 +28,8 @@ using namespace std::chrono_literals;
 class FramingServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.data_dir = dir_.Sub("data");
-    options.namespaces = {"default"};
-    options.durability = store::Durability::kNoSync;
-    options.header_timeout = 300ms;
-    options.body_timeout = 300ms;
-    StatusOr<std::unique_ptr<BlobServer>> started = BlobServer::Start(options);
-    ASSERT_TRUE(started.ok()) << started.status();
-    server_ = *std::move(started);
+    server_ = StartShortTimeoutServer(dir_.Sub("data"));
+    ASSERT_NE(server_, nullptr);
     BlockingHttpClient client(server_->port());
     StatusOr<examples::HttpResponse> put =
         client.Send(http::verb::put, "/blobs/default/victim", "still here");
@@ -117,6 +111,9 @@ TEST_F(FramingServerTest, AMalformedChunkIs400) {
                             400);
   ExpectOneAnswerThenClosed("PUT /blobs/default/a HTTP/1.1\r\nHost: x\r\n"
                             "Transfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n",
+                            400);
+  ExpectOneAnswerThenClosed("PUT /blobs/default/a HTTP/1.1\r\nHost: x\r\n"
+                            "Transfer-Encoding: chunked\r\n\r\n3;q=\"a\nb\"\r\nabc\r\n0\r\n\r\n",
                             400);
 }
 

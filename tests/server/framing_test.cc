@@ -1,6 +1,7 @@
 // How blobtune-server frames requests (RFC 9112 section 6): CheckFraming on parsed headers. The
 // server's answers to the same requests over a socket are framing_server_test.cc's.
 #include "framing.h"
+#include "reference_framer.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +9,9 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace blobtune::server {
 namespace {
@@ -89,6 +92,99 @@ TEST(CheckFramingTest, TheMessageQuotesWhatWasSentWithoutItsControlBytes) {
   const std::optional<FramingRefusal> refusal = CheckFraming(parser.get());
   ASSERT_TRUE(refusal.has_value());
   EXPECT_EQ(refusal->message, "Transfer-Encoding must end with chunked, got 'x\\x80\\x27y'");
+}
+
+// The status of CheckHeaderLines for header bytes received so far (0: nothing wrong yet).
+int LinesStatus(std::string_view received) {
+  const std::optional<FramingRefusal> refusal = CheckHeaderLines(received);
+  return refusal ? static_cast<int>(refusal->status) : 0;
+}
+
+TEST(CheckHeaderLinesTest, EveryLineMustEndInCrlfAndNoneBeFolded) {
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r"), 0);  // Its LF may be on its way.
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nHost: x\r\n"), 0);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\nHost: x\r\n\r\n"), 400);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nHost: x\n"), 400);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nHost: x\r\n\n"), 400);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nHost: x\rY: z\r\n\r\n"), 400);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n"), 400);
+  EXPECT_EQ(LinesStatus("GET / HTTP/1.1\r\n Host: x\r\n\r\n"), 400);
+  // The body after the header is not looked at.
+  EXPECT_EQ(LinesStatus("PUT / HTTP/1.1\r\nContent-Length: 2\r\n\r\n\n\n"), 0);
+  const std::optional<FramingRefusal> bare = CheckHeaderLines("GET / HTTP/1.1\nHost: x\n\n");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->message,
+            "a bare LF at byte 14: the request line and header lines must end in CRLF");
+}
+
+TEST(FrameRequestsTest, FramesPipelinedRequestsByLengthAndChunks) {
+  const std::string_view stream =
+      "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+      "PUT /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n0\r\n\r\n"
+      "GET /c HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /d HTTP/1.1\r\nHost";
+  const std::vector<FramedRequest> requests = FrameRequests(stream, 1024);
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].outcome, FramedRequest::Outcome::kRequest);
+  EXPECT_EQ(requests[0].target, "/a");
+  EXPECT_EQ(requests[0].body_size, 3u);
+  EXPECT_EQ(requests[1].target, "/b");
+  EXPECT_EQ(requests[1].body_size, 2u);
+  EXPECT_EQ(requests[2].method, "GET");
+  EXPECT_EQ(requests[2].target, "/c");
+  EXPECT_EQ(requests[3].outcome, FramedRequest::Outcome::kIncomplete);
+}
+
+TEST(FrameRequestsTest, StopsAtTheFirstRefusal) {
+  const std::string_view smuggled = "DELETE /victim HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (std::string_view first :
+       {"PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        // A bare LF inside a quoted chunk extension: Beast alone would take it.
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "3;a=\"b\nc\"\r\nabc\r\n0\r\n\r\n",
+        "PUT /a HTTP/1.1\nHost: x\nContent-Length: 0\n\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n"}) {
+    const std::vector<FramedRequest> requests =
+        FrameRequests(std::string(first) + std::string(smuggled), 1024);
+    ASSERT_EQ(requests.size(), 1u) << first;
+    EXPECT_EQ(requests[0].outcome, FramedRequest::Outcome::kRefused) << first;
+  }
+}
+
+// The fuzzer's oracle (reference_framer.h) on the cases it exists for: it frames what the server
+// frames at the same byte, and calls ambiguous what the server refuses.
+TEST(ReferenceFramerTest, EndsRequestsWhereTheServerDoesAndFindsTheSmugglingCasesAmbiguous) {
+  using reference::FrameByRfc9112;
+  using reference::ReferenceOutcome;
+  const std::string_view stream =
+      "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3;n=\"v;w\"\r\nabc\r\n0\r\nX-T: 1\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::vector<FramedRequest> server = FrameRequests(stream, 1024);
+  ASSERT_EQ(server.size(), 2u);
+  const reference::ReferenceFrame first = FrameByRfc9112(stream, kHeaderLimit);
+  EXPECT_EQ(first.outcome, ReferenceOutcome::kRequest);
+  EXPECT_EQ(first.size, server[0].size);
+  EXPECT_EQ(FrameByRfc9112(stream.substr(first.size), kHeaderLimit).size, server[1].size);
+
+  for (std::string_view ambiguous :
+       {"PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "PUT /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "PUT /a HTTP/1.1\nHost: x\nContent-Length: 0\n\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length : 3\r\n\r\nabc",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+        "PUT /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n"}) {
+    EXPECT_EQ(FrameByRfc9112(ambiguous, kHeaderLimit).outcome, ReferenceOutcome::kAmbiguous)
+        << ambiguous;
+    const std::vector<FramedRequest> refused = FrameRequests(ambiguous, 1024);
+    ASSERT_FALSE(refused.empty());
+    EXPECT_EQ(refused[0].outcome, FramedRequest::Outcome::kRefused) << ambiguous;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,15 @@
 // whose result is routed as the server routes it. Checks that a route the parser accepts only
 // carries a namespace and id that pass validation, and that nothing crashes.
 //
+// Framing: the input is also a byte stream on one connection, framed into requests the way the
+// server frames them (FrameRequests, framing.h: Beast's parser with the server's limits, the
+// checks of line endings and of RFC 9112 section 6, the body by Content-Length or chunked), and
+// each request is held against a strict framer written from RFC 9112 alone
+// (reference_framer.h). Whenever the server accepts a request, the reference must end it at the
+// same byte (else bytes the server takes for a body are a request to a reader of the RFC, or
+// the other way round: one request answered twice, or a body executed); wherever the reference
+// finds the framing ambiguous, the server must refuse it, and it then reads nothing more.
+//
 // Built with clang -fsanitize=fuzzer by scripts/fuzz; request_fuzzer_replay_test.cc runs the
 // seed corpus through it in every build.
 #include <boost/asio/buffer.hpp>
@@ -12,7 +21,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
+#include "framing.h"
+#include "reference_framer.h"
 #include "request_target.h"
 
 namespace {
@@ -48,6 +60,43 @@ void CheckRoute(http::verb method, std::string_view target) {
   }
 }
 
+// The body limit the framing is checked under (the server's --max-blob-size).
+constexpr uint64_t kMaxBody = 1 << 20;
+
+void CheckFraming(std::string_view stream) {
+  namespace ref = blobtune::server::reference;
+  using blobtune::server::FramedRequest;
+  const std::vector<FramedRequest> requests = blobtune::server::FrameRequests(stream, kMaxBody);
+  size_t at = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const FramedRequest& server = requests[i];
+    const std::string_view rest = stream.substr(at);
+    const ref::ReferenceFrame reference = ref::FrameByRfc9112(rest, blobtune::server::kHeaderLimit);
+    switch (server.outcome) {
+      case FramedRequest::Outcome::kRequest:
+        // Accepted: the reference ends it at the same byte.
+        if (reference.outcome != ref::ReferenceOutcome::kRequest ||
+            reference.size != server.size) {
+          std::abort();
+        }
+        if (server.size == 0 || server.size > rest.size() || server.body_size > kMaxBody) {
+          std::abort();
+        }
+        at += server.size;
+        break;
+      case FramedRequest::Outcome::kIncomplete:
+        // Waiting for more: the reference must not have found the request whole in the same
+        // bytes (an ambiguity the server has not reached yet is refused once it has).
+        if (reference.outcome == ref::ReferenceOutcome::kRequest) std::abort();
+        [[fallthrough]];
+      case FramedRequest::Outcome::kRefused:
+        // The last one framed: nothing after a refusal is read.
+        if (i + 1 != requests.size()) std::abort();
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -57,6 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckRoute(method, input.substr(1));
   }
   (void)blobtune::server::PercentDecode(input);
+
+  CheckFraming(input);
 
   http::request_parser<http::empty_body> parser;
   parser.header_limit(16 * 1024);

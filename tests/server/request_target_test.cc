@@ -28,7 +28,8 @@ TEST(ParseRoute, OtherMethodsOnKnownPathsAreNotAllowedWithTheAllowList) {
   EXPECT_EQ(route->kind, RouteKind::kMethodNotAllowed);
   EXPECT_EQ(route->allow, "GET, HEAD, PUT, DELETE");
   EXPECT_EQ(ParseRoute(http::verb::put, "/metrics")->kind, RouteKind::kMethodNotAllowed);
-  EXPECT_EQ(ParseRoute(http::verb::delete_, "/blobs/ns")->allow, "GET");
+  EXPECT_EQ(ParseRoute(http::verb::delete_, "/blobs/ns")->allow, "GET, HEAD");
+  EXPECT_EQ(ParseRoute(http::verb::put, "/metrics")->allow, "GET, HEAD");
 }
 
 TEST(ParseRoute, MetricsAndHealth) {
@@ -37,6 +38,10 @@ TEST(ParseRoute, MetricsAndHealth) {
   EXPECT_EQ(ParseRoute(http::verb::post, "/status")->kind, RouteKind::kMethodNotAllowed);
   EXPECT_EQ(ParseRoute(http::verb::get, "/healthz")->kind, RouteKind::kHealth);
   EXPECT_EQ(ParseRoute(http::verb::head, "/healthz")->kind, RouteKind::kHealth);
+  // HEAD wherever GET: the GET's route, answered without its body.
+  EXPECT_EQ(ParseRoute(http::verb::head, "/metrics")->kind, RouteKind::kMetrics);
+  EXPECT_EQ(ParseRoute(http::verb::head, "/status")->kind, RouteKind::kStatus);
+  EXPECT_EQ(ParseRoute(http::verb::head, "/blobs/ns?limit=5")->kind, RouteKind::kList);
 }
 
 TEST(ParseRoute, UnknownPathIsNotFound) {

@@ -1,5 +1,5 @@
 // Mutex, MutexLock and CondVar: std::mutex and std::condition_variable with clang
-// thread-safety annotations, so that GUARDED_BY members are checked at compile time
+// thread-safety annotations, so that BLOBTUNE_GUARDED_BY members are checked at compile time
 // (libstdc++'s std::mutex carries no annotations).
 //
 //   Mutex mu;

@@ -41,9 +41,9 @@ namespace blobtune::metrics {
 using ConstantLabels = std::map<std::string, std::string>;
 
 // The label names blobtune's own series carry; a constant label may not take one.
-inline constexpr std::array<std::string_view, 13> kReservedLabelNames = {
-    "limiter",   "store", "outcome", "direction", "algorithm", "state", "op",
-    "namespace", "code",  "result",  "method",    "version",   "le"};
+inline constexpr std::array<std::string_view, 15> kReservedLabelNames = {
+    "limiter", "store",  "outcome", "direction", "algorithm", "state",  "op",  "namespace",
+    "code",    "result", "method",  "version",   "le",        "reason", "kind"};
 
 // The registry's families with `labels` on every series. INVALID_ARGUMENT for a label name that
 // is not valid or is reserved.

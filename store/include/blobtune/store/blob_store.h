@@ -47,6 +47,10 @@ struct BlobInfo {
   uint8_t format_version = 0;       // Record format version.
 };
 
+// The CRC32C (Castagnoli) of `bytes`: the BlobInfo::crc32c that every backend stores for a blob
+// of these bytes, so a writer knows what a read will report (an HTTP server's ETag for a PUT).
+uint32_t BlobChecksum(std::span<const std::byte> bytes) noexcept;
+
 // How one read runs, as RocksDB's ReadOptions. A plain value; the default verifies.
 //
 //   ReadOptions fast;
