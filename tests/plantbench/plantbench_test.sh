@@ -68,6 +68,8 @@ for name, plant in plants.items():
         check(r["throughput_ratio"] > 0 and r["p99_ratio"] > 0, name + " ratios positive")
         check(r["regret"] >= 0 and r["mean_limit"] >= 1, name + " regret, mean_limit")
         check(0 <= r["refused_fraction"] <= 1, name + " refused_fraction")
+        hold = r["time_to_hold_s"]
+        check(hold is None or 1.0 <= hold <= 1.2 + 0.5, name + " time_to_hold_s %s" % hold)
         check(isinstance(r["meets_bar"], bool) and r["meets_bar"] == (r["misses"] == []), name + " meets_bar")
         check(set(r["misses"]) <= {"throughput_ratio", "p99_ratio"}, name + " misses " + str(r["misses"]))
         expected_regret = max(0, 1 - r["throughput_ratio"])

@@ -226,5 +226,42 @@ TEST_F(ScoreTest, TakeoverCountsFromTheIdleClientsLastSuccess) {
   EXPECT_TRUE(ScoreRun(w, oracle, run).takeovers.empty());
 }
 
+// A series of 100 ms buckets: `goodputs[i]` successes per second in bucket i.
+std::vector<SeriesPoint> Buckets(const std::vector<double>& goodputs) {
+  std::vector<SeriesPoint> series;
+  for (size_t i = 0; i < goodputs.size(); ++i) {
+    series.push_back({.end_s = 0.1 * static_cast<double>(i + 1), .throughput = goodputs[i]});
+  }
+  return series;
+}
+
+TEST(TimeToHoldGoodputTest, IsTheEndOfTheFirstSpanWhoseMeanReachesTheTarget) {
+  // 0.5 s at 100/s, then 1000/s: the trailing second reaches 950/s only once it is all at
+  // 1000/s, at 1.5 s (at 1.4 s it still holds 0.1 s at 100/s: 910/s).
+  std::vector<double> goodputs(5, 100.0);
+  goodputs.resize(30, 1000.0);
+  const std::optional<double> t = TimeToHoldGoodput(Buckets(goodputs), 950.0, 1.0);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_NEAR(*t, 1.5, 1e-9);
+}
+
+TEST(TimeToHoldGoodputTest, AShortBurstAboveTheTargetDoesNotCount) {
+  std::vector<double> goodputs(30, 100.0);
+  goodputs[10] = goodputs[11] = 5000.0;  // 0.2 s far above: the second around it averages 1080.
+  EXPECT_FALSE(TimeToHoldGoodput(Buckets(goodputs), 1100.0, 1.0).has_value());
+  // A noisy series whose mean is above the target holds it as soon as a second has passed.
+  std::vector<double> noisy;
+  for (int i = 0; i < 30; ++i) noisy.push_back(i % 2 == 0 ? 700.0 : 1300.0);
+  const std::optional<double> t = TimeToHoldGoodput(Buckets(noisy), 950.0, 1.0);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_NEAR(*t, 1.0, 1e-9);
+}
+
+TEST(TimeToHoldGoodputTest, NeverWithinTheSeriesIsNothing) {
+  EXPECT_FALSE(TimeToHoldGoodput(Buckets(std::vector<double>(30, 900.0)), 950.0, 1.0));
+  EXPECT_FALSE(TimeToHoldGoodput(Buckets(std::vector<double>(5, 2000.0)), 950.0, 1.0));
+  EXPECT_FALSE(TimeToHoldGoodput({}, 950.0, 1.0));
+}
+
 }  // namespace
 }  // namespace blobtune::workbench

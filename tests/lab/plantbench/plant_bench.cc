@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
 
 #include "bar.h"
 #include "real_plant.h"
+#include "recovery.h"
 #include "score.h"
 
 namespace blobtune::plantbench {
@@ -37,7 +39,7 @@ AlgorithmResult Summarize(const PlantPoints& p, size_t spec, size_t oracle_index
   const size_t repetitions = p.points.size();
   AlgorithmResult result;
   result.algorithm = p.specs[spec];
-  std::vector<double> p99_ratios, regrets, mean_limits, refused;
+  std::vector<double> p99_ratios, regrets, mean_limits, refused, hold_times;
   for (size_t r = 0; r < repetitions; ++r) {
     const std::vector<PointResult>& rep = p.points[r];
     double best = 0.0;
@@ -54,6 +56,10 @@ AlgorithmResult Summarize(const PlantPoints& p, size_t spec, size_t oracle_index
     p99_ratios.push_back(p99_ratio);
     regrets.push_back(regret);
     mean_limits.push_back(point.mean_limit);
+    // Never holding counts as the longest time of all (infinity), so that the median says so.
+    hold_times.push_back(
+        workbench::TimeToHoldGoodput(point.series, kHoldGoodputShare * best, kHoldSeconds)
+            .value_or(std::numeric_limits<double>::infinity()));
     refused.push_back(point.attempts > 0
                           ? static_cast<double>(point.refused) / static_cast<double>(point.attempts)
                           : 0.0);
@@ -63,6 +69,7 @@ AlgorithmResult Summarize(const PlantPoints& p, size_t spec, size_t oracle_index
   result.regret = Median(regrets);
   result.mean_limit = Median(mean_limits);
   result.refused_fraction = Median(refused);
+  if (const double hold = Median(hold_times); std::isfinite(hold)) result.time_to_hold_s = hold;
 
   // No steps and one client: recovery, service in band and fairness are met trivially.
   workbench::Score score;

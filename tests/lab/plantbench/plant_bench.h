@@ -60,6 +60,10 @@ struct SweepEntry {
   std::vector<double> throughput_by_repetition;
 };
 
+// What "reaching the best fixed limit's goodput" means for AlgorithmResult::time_to_hold_s.
+inline constexpr double kHoldGoodputShare = 0.95;
+inline constexpr double kHoldSeconds = 1.0;
+
 struct AlgorithmResult {
   std::string algorithm;
   // Medians over repetitions (see above).
@@ -68,6 +72,10 @@ struct AlgorithmResult {
   double regret = 0.0;
   double mean_limit = 0.0;
   double refused_fraction = 0.0;
+  // Seconds from the point's start (warm-up included) until its goodput first holds
+  // kHoldGoodputShare of the repetition's best fixed goodput over kHoldSeconds
+  // (workbench::TimeToHoldGoodput); nullopt when it did not within the point.
+  std::optional<double> time_to_hold_s;
   std::vector<double> throughput_ratio_by_repetition;
   std::vector<std::string> misses;  // workbench::MissesOfBar; empty when the bar is met.
   // The time series of the repetition with the median throughput_ratio (for the plot).

@@ -86,6 +86,7 @@ std::string ReportJson(const PlantBenchReport& report, const std::string& defaul
            {"regret", Round(r.regret)},
            {"mean_limit", Round(r.mean_limit)},
            {"refused_fraction", Round(r.refused_fraction)},
+           {"time_to_hold_s", r.time_to_hold_s ? json(Round(*r.time_to_hold_s)) : json(nullptr)},
            {"meets_bar", r.misses.empty()},
            {"misses", r.misses},
            {"throughput_ratio_by_repetition", Rounded(r.throughput_ratio_by_repetition)}});
@@ -122,12 +123,13 @@ void PrintTables(const PlantBenchReport& report, std::ostream& out) {
       out << row;
     }
     if (!plant.results.empty()) {
-      out << "  algorithm              thr ratio  p99 ratio   regret  mean limit  refused  bar\n";
+      out << "  algorithm              thr ratio  p99 ratio   regret  mean limit  refused  to 0.95  bar\n";
       for (const AlgorithmResult& r : plant.results) {
         char row[256];
-        std::snprintf(row, sizeof row, "  %-22s %9.3f %10.3f %8.3f %11.1f %7.1f%%  ",
+        std::snprintf(row, sizeof row, "  %-22s %9.3f %10.3f %8.3f %11.1f %7.1f%%  %7s  ",
                       r.algorithm.c_str(), r.throughput_ratio, r.p99_ratio, r.regret, r.mean_limit,
-                      100.0 * r.refused_fraction);
+                      100.0 * r.refused_fraction,
+                      r.time_to_hold_s ? Format("%.2f s", *r.time_to_hold_s).c_str() : "never");
         out << row << (r.misses.empty() ? "ok" : "misses " + Join(r.misses)) << "\n";
       }
     }

@@ -110,4 +110,23 @@ std::optional<double> TakeoverRtts(const std::vector<Completion>& completions, i
   return (*reached_at - idle_s) / rtt_s;
 }
 
+std::optional<double> TimeToHoldGoodput(const std::vector<SeriesPoint>& series, double target,
+                                        double hold_s) {
+  // Bucket i spans (series[i - 1].end_s, series[i].end_s], the first one from 0.
+  double successes = 0;  // In the span (from_s, series[i].end_s] of buckets first..i.
+  size_t first = 0;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const auto begin = [&series](size_t k) { return k == 0 ? 0.0 : series[k - 1].end_s; };
+    successes += series[i].throughput * (series[i].end_s - begin(i));
+    // Drop whole buckets while the span stays at least hold_s long without them.
+    while (first < i && series[i].end_s - begin(first + 1) >= hold_s) {
+      successes -= series[first].throughput * (series[first].end_s - begin(first));
+      ++first;
+    }
+    const double span = series[i].end_s - begin(first);
+    if (span >= hold_s && successes >= target * span) return series[i].end_s;
+  }
+  return std::nullopt;
+}
+
 }  // namespace blobtune::workbench

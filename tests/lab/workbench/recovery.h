@@ -78,6 +78,14 @@ std::optional<double> TakeoverRtts(const std::vector<Completion>& completions, i
                                    double idle_s, double end_s, const PhaseOracle& oracle,
                                    double fraction);
 
+// How soon a run's goodput reaches `target` (successes per second) and holds it: the end of the
+// first span of `hold_s` over which the series' goodput, averaged over the span and weighted by
+// each bucket's length, is at least `target`. Seconds on the series' clock (its end_s); nullopt
+// if no such span ends within the series. The plant bench's "time to 0.95 X*" (docs/PLANTS.md):
+// how long a start or a restart costs before the limit serves as the best fixed limit does.
+std::optional<double> TimeToHoldGoodput(const std::vector<SeriesPoint>& series, double target,
+                                        double hold_s);
+
 }  // namespace blobtune::workbench
 
 #endif  // BLOBTUNE_TESTS_LAB_WORKBENCH_RECOVERY_H_
