@@ -27,6 +27,7 @@
 #endif
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/limiter.h"
+#include "limiter_state_file.h"
 #include "common/listen.h"
 #include "connection.h"
 
@@ -36,8 +37,15 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-// A limiter running options.algorithm, or blobtune's default when that is empty.
+// Whether the limiters' learned state is kept (limiter_state_file.h).
+bool KeepsState(const ServerOptions& options) {
+  return !options.data_dir.empty() && options.state_save_interval.count() > 0;
+}
+
+// The limiter `name`, running options.algorithm or blobtune's default when that is empty, and
+// starting from its saved state where there is one it can use.
 StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& options,
+                                                      std::string_view name,
                                                       tuner::LimiterObserver* observer) {
   tuner::LimiterOptions limiter;
   if (!options.algorithm.empty()) {
@@ -45,6 +53,12 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
         tuner::MakeAlgorithmFromText(options.algorithm);
     if (!algorithm.ok()) return algorithm.status();
     limiter.algorithm = *std::move(algorithm);
+  } else {
+    limiter.algorithm = tuner::MakeDefaultAlgorithm();
+  }
+  if (KeepsState(options)) {
+    const std::string line = RestoreLimiterState(options.data_dir, name, *limiter.algorithm);
+    if (!line.empty() && options.log) options.log(line);
   }
   limiter.observer = observer;
   limiter.max_queue = options.max_queue;
@@ -55,7 +69,6 @@ StatusOr<std::unique_ptr<tuner::Limiter>> MakeLimiter(const ServerOptions& optio
   return tuner::Limiter::Create(std::move(limiter));
 }
 
-// The store the options name, its operations reported to `observer`.
 StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& options,
                                                       store::StoreObserver* observer) {
   if (options.store == StoreBackend::kRados) {
@@ -103,11 +116,11 @@ class BlobServer::Impl {
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
 
-    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, *read_metrics);
+    StatusOr<std::unique_ptr<tuner::Limiter>> reads = MakeLimiter(options_, "read", *read_metrics);
     if (!reads.ok()) return reads.status();
     read_limiter_ = *std::move(reads);
     StatusOr<std::unique_ptr<tuner::Limiter>> writes =
-        MakeLimiter(options_, *write_metrics);
+        MakeLimiter(options_, "write", *write_metrics);
     if (!writes.ok()) return writes.status();
     write_limiter_ = *std::move(writes);
     store_link_ = (*store_metrics)->Attach(*store_);
@@ -127,6 +140,7 @@ class BlobServer::Impl {
 
   void Run() {
     asio::co_spawn(io_, Accept(), asio::detached);
+    if (KeepsState(options_)) asio::co_spawn(io_, SaveStatesPeriodically(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });
   }
 
@@ -143,6 +157,7 @@ class BlobServer::Impl {
       shutdown_started_ = true;
       boost::system::error_code ignored;
       acceptor_.close(ignored);
+      save_timer_.cancel();  // The last save comes after the last request (Wait).
       grace_.expires_after(options_.shutdown_grace);
       grace_.async_wait([this](boost::system::error_code ec) {
         if (!ec) hub_->CloseAll();  // Grace is over: whatever is still busy is cut off.
@@ -155,6 +170,7 @@ class BlobServer::Impl {
     std::call_once(joined_, [this] {
       if (thread_.joinable()) thread_.join();  // Returns once every connection is gone.
       if (read_pool_) read_pool_->join();
+      if (KeepsState(options_) && write_limiter_) SaveStates();
     });
   }
 
@@ -169,6 +185,33 @@ class BlobServer::Impl {
     if (!port.ok()) return port.status();
     port_ = *port;
     return Status();
+  }
+
+  // Saves both limiters' states; a failure goes to the log. Never two at once: the periodic
+  // saves run one after the other on the read pool, the last one after it has stopped.
+  void SaveStates() {
+    for (auto [name, limiter] : {std::pair{"read", read_limiter_.get()},
+                                 std::pair{"write", write_limiter_.get()}}) {
+      const Status saved = SaveLimiterState(options_.data_dir, name, limiter->SaveAlgorithmState());
+      if (!saved.ok() && options_.log) options_.log(saved.message());
+    }
+  }
+
+  asio::awaitable<void> SaveStatesOnPool() {
+    SaveStates();
+    co_return;
+  }
+
+  // Every state_save_interval, a save on the read pool (off the event loop: it syncs a file),
+  // the next only once the last one is done.
+  asio::awaitable<void> SaveStatesPeriodically() {
+    while (true) {
+      boost::system::error_code ec;
+      save_timer_.expires_after(options_.state_save_interval);
+      co_await save_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return;  // Shutting down.
+      co_await asio::co_spawn(read_pool_->get_executor(), SaveStatesOnPool(), asio::use_awaitable);
+    }
   }
 
   asio::awaitable<void> Accept() {
@@ -208,6 +251,7 @@ class BlobServer::Impl {
   asio::io_context io_{1};
   tcp::acceptor acceptor_{io_};
   asio::steady_timer grace_{io_};
+  asio::steady_timer save_timer_{io_};
   bool shutdown_started_ = false;  // Event-loop thread only.
   uint16_t port_ = 0;
   std::thread thread_;

@@ -65,6 +65,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   int64_t header_ms = options->header_timeout.count();
   int64_t body_ms = options->body_timeout.count();
   int64_t grace_ms = options->shutdown_grace.count();
+  int64_t state_ms = options->state_save_interval.count();
   std::vector<std::string> partitions;
   std::vector<std::string> namespace_partitions;
   examples::CommandLine cli(
@@ -130,6 +131,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "durable (fsync every commit), nometasync or nosync")(
       "shutdown-grace-ms", cli.Value(&grace_ms),
       "on SIGTERM, how long requests in flight may take before their connections are cut")(
+      "state-save-interval-ms", cli.Value(&state_ms),
+      "how often the limiters' learned state is saved in --data-dir (and at shutdown), for a "
+      "restart to begin at the limits it had; 0: neither saved nor read")(
       "partition", po::value(&partitions)->composing()->value_name("NAME=SHARE[:PRIORITY]"),
       "a partition of both limiters (repeat the flag for more): its guaranteed share of the "
       "limit (0..1, all adding up to at most 1) and priority (higher first, default 0)")(
@@ -188,6 +192,8 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   options->header_timeout = std::chrono::milliseconds(header_ms);
   options->body_timeout = std::chrono::milliseconds(body_ms);
   options->shutdown_grace = std::chrono::milliseconds(grace_ms);
+  options->state_save_interval = std::chrono::milliseconds(state_ms);
+  options->log = [](std::string_view line) { std::cerr << "blobtune-server: " << line << "\n"; };
   for (const std::string& text : partitions) {
     StatusOr<tuner::PartitionOptions> partition = server::ParsePartitionSpec(text);
     if (!partition.ok()) {
@@ -216,6 +222,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
          {"shed_wait", "--shed-wait-ms", std::to_string(shed_ms)},
          {"read_threads", "--read-threads", std::to_string(options->read_threads)},
          {"shutdown_grace", "--shutdown-grace-ms", std::to_string(grace_ms)},
+         {"state_save_interval", "--state-save-interval-ms", std::to_string(state_ms)},
          {"namespace_partitions", "--namespace-partition", ""}});
   }
   return -1;

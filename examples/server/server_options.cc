@@ -41,6 +41,9 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument("read_threads must be 1..256");
   }
   if (shutdown_grace.count() < 0) return Status::InvalidArgument("shutdown_grace must be >= 0");
+  if (state_save_interval.count() < 0) {
+    return Status::InvalidArgument("state_save_interval must be >= 0");
+  }
   tuner::LimiterOptions limiter;
   limiter.partitions = partitions;
   if (Status valid = limiter.Validate(); !valid.ok()) return valid;

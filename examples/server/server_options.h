@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,6 +102,14 @@ struct ServerOptions {
   // (namespace, partition name) pairs: the partition of requests to that namespace that name
   // none. Default: none.
   std::vector<std::pair<std::string, std::string>> namespace_partitions;
+  // How often what the limiters' algorithms have learned is saved in data_dir
+  // (limiter_state_file.h), besides at shutdown; a server that starts finds it there and
+  // begins at the limits it had. Zero: neither saved nor read. Nothing is kept without a
+  // data_dir. Default: 60 s.
+  std::chrono::milliseconds state_save_interval{60'000};
+  // Where lines worth an operator's attention go (where a limiter's start came from, a save
+  // that failed). Default: nowhere.
+  std::function<void(std::string_view)> log;
 
   // OK, or INVALID_ARGUMENT naming the field that is wrong.
   Status Validate() const;

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "blobtune/tuner/algorithm_registry.h"
@@ -472,6 +473,10 @@ void internal::LimiterState::CountUp(std::atomic<uint32_t>& count) noexcept {
 
 void internal::LimiterState::RecordSample(const Sample& sample) noexcept {
   if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
+  ApplyPublishedSamples();
+}
+
+void internal::LimiterState::ApplyPublishedSamples() noexcept {
   // Whoever wins the flag applies every published sample, then looks once more after letting
   // go: a producer that failed to win the flag published before trying, so either it or the
   // loser-turned-winner here sees its sample (see sample_queue.h).
@@ -529,6 +534,19 @@ void internal::LimiterState::UpdateStride(const Sample& sample) noexcept {
       std::min<uint64_t>(stride, std::max(kMinOverdueCheckEvery, stride / kOverdueChecksPerStride));
   check_mask_.store(check_every - 1, std::memory_order_relaxed);
   rate_window_completions_ = 0;
+}
+
+AlgorithmState Limiter::SaveAlgorithmState() {
+  // The one caller that waits for the flag: a thread holding it only applies samples, and
+  // nothing it does waits for this one.
+  while (algorithm_busy_.exchange(true, std::memory_order_seq_cst)) std::this_thread::yield();
+  Sample next;
+  while (samples_->TryPop(&next)) ApplySample(next);
+  AlgorithmState state = algorithm_->SaveState();
+  algorithm_busy_.store(false, std::memory_order_seq_cst);
+  // Samples published while this held the flag, whose producers left them to the holder.
+  if (samples_->HasReady()) ApplyPublishedSamples();
+  return state;
 }
 
 AlgorithmEstimates Limiter::estimates() const {

@@ -326,5 +326,45 @@ TEST(MarginalLimitTest, FollowsAKneeThatMovesEitherWay) {
   EXPECT_GE(up, 0.5 * std::log(4.0));
 }
 
+// ---- Saved state ----
+
+TEST(MarginalLimitStateTest, ARestoredInstanceCruisesFromTheSavedLimit) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const NoisyPlant::Params params = DrawQueuePlant(seed);
+    NoisyPlant plant(params, seed);
+    std::unique_ptr<LimitAlgorithm> first = Make("marginal");
+    plant.Run(*first, 20s, 10s);
+    const AlgorithmState saved = first->SaveState();
+    const double saved_limit = saved.Find("limit").value();
+
+    std::unique_ptr<LimitAlgorithm> second = Make("marginal");
+    ASSERT_TRUE(second->RestoreState(saved).ok());
+    EXPECT_EQ(second->limit(), static_cast<int>(std::lround(saved_limit)));
+    EXPECT_EQ(second->estimates().state, "cruise");
+    // It starts where the first one was instead of searching again: the plant as the first
+    // left it keeps it near its limit from the first slots on.
+    NoisyPlant again(params, seed + 1000);
+    again.Run(*second, 2s, 2s);
+    EXPECT_GE(again.mean_limit(), 0.5 * saved_limit);
+    EXPECT_LE(again.mean_limit(), 2.0 * saved_limit);
+  }
+}
+
+TEST(MarginalLimitStateTest, AStateItCannotUseLeavesItUnchanged) {
+  std::unique_ptr<LimitAlgorithm> marginal = Make("marginal");
+  AlgorithmState state = marginal->SaveState();
+  state.algorithm = "gradient2";
+  EXPECT_EQ(marginal->RestoreState(state).code(), StatusCode::kInvalidArgument);
+  state = marginal->SaveState();
+  state.values.pop_back();  // No noise.
+  EXPECT_EQ(marginal->RestoreState(state).code(), StatusCode::kInvalidArgument);
+  state = marginal->SaveState();
+  state.values[0].second = 0;  // A limit below 1.
+  EXPECT_EQ(marginal->RestoreState(state).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(marginal->estimates().state, "startup");
+  EXPECT_EQ(marginal->limit(), MarginalLimit::Options{}.limits.initial_limit);
+}
+
 }  // namespace
 }  // namespace blobtune::tuner

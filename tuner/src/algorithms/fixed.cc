@@ -27,4 +27,9 @@ Status FixedOptions::Validate() const {
 
 int FixedLimit::Update(const Sample& /*sample*/) { return limit_; }
 
+Status FixedLimit::RestoreState(const AlgorithmState& state) {
+  if (state.algorithm == kName) return Status::Ok();
+  return Status::InvalidArgument("fixed cannot start from the state of " + state.algorithm);
+}
+
 }  // namespace blobtune::tuner

@@ -135,7 +135,7 @@ int MarginalLimit::Update(const Sample& sample) {
   if (!started_) {
     if (sample.dropped) return limit_;
     started_ = true;
-    held_s_ = std::max(held, 1e-6);
+    if (held_s_ <= 0) held_s_ = std::max(held, 1e-6);  // Unless a saved state set it.
     slot_.length_ns = SlotLength(kSlotLatencies * held_s_);
     StartSlot(end);
   }
@@ -277,6 +277,32 @@ void MarginalLimit::Cruise(const Measure& m) {
   }
   probe_ = {};
   before_ = m;
+}
+
+AlgorithmState MarginalLimit::SaveState() const {
+  AlgorithmState state = LimitAlgorithm::SaveState();
+  state.values = {{"limit", std::exp(ln_base_)}, {"hold_s", held_s_}, {"noise", noise_}};
+  return state;
+}
+
+Status MarginalLimit::RestoreState(const AlgorithmState& state) {
+  const std::optional<double> limit = state.Find("limit");
+  const std::optional<double> hold = state.Find("hold_s");
+  const std::optional<double> noise = state.Find("noise");
+  if (state.algorithm != kName || !limit || !hold || !noise || *limit < 1 || *hold <= 0 ||
+      *noise <= 0) {
+    return Status::InvalidArgument("marginal cannot start from the state of " + state.algorithm +
+                                   " (it needs limit >= 1, hold_s > 0 and noise > 0)");
+  }
+  // It goes on probing from the saved limit: the resource may have changed while it was away,
+  // and the probes say so within a few cycles.
+  phase_ = Phase::kCruise;
+  ln_base_ = std::log(std::clamp(*limit, static_cast<double>(min_limit()),
+                                 static_cast<double>(max_limit())));
+  limit_ = BaseLimit();
+  held_s_ = *hold;
+  noise_ = *noise;
+  return Status::Ok();
 }
 
 }  // namespace blobtune::tuner

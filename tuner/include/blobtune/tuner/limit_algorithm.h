@@ -18,6 +18,8 @@
 #include <string_view>
 
 #include "blobtune/base/clock.h"
+#include "blobtune/base/status.h"
+#include "blobtune/tuner/algorithm_state.h"
 #include "blobtune/tuner/sample.h"
 
 namespace blobtune::tuner {
@@ -55,6 +57,16 @@ class LimitAlgorithm {
 
   // A copy of this algorithm in its current state (value semantics through the interface).
   virtual std::unique_ptr<LimitAlgorithm> Clone() const = 0;
+
+  // What the algorithm has learned (algorithm_state.h), for another instance of it to start
+  // from. Default: the limit alone.
+  virtual AlgorithmState SaveState() const;
+  // Starts from `state`, as SaveState() of an instance of this algorithm gave it: the limit,
+  // clamped to this instance's bounds, and what the law needs to go on from there. Before the
+  // first Update(). INVALID_ARGUMENT, with the instance unchanged, for another algorithm's state,
+  // one that lacks what this algorithm needs, or (the default) an algorithm that always starts
+  // afresh.
+  virtual Status RestoreState(const AlgorithmState& state);
 
  protected:
   LimitAlgorithm(const LimitAlgorithm&) = default;

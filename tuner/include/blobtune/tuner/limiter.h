@@ -54,6 +54,7 @@
 #include "blobtune/base/status.h"
 #include "blobtune/base/status_or.h"
 #include "blobtune/base/thread_annotations.h"
+#include "blobtune/tuner/algorithm_state.h"
 #include "blobtune/tuner/internal/limiter_state.h"
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
@@ -252,6 +253,10 @@ class Limiter : private internal::LimiterState {
 
   // A copy of the algorithm's current estimates (for metrics and plots).
   AlgorithmEstimates estimates() const;
+  // What the algorithm has learned (LimitAlgorithm::SaveState), for a limiter created later to
+  // start from: restore it into that limiter's algorithm before Create() takes the algorithm.
+  // Waits for the thread that applies samples, if one does, to finish its turn.
+  AlgorithmState SaveAlgorithmState();
   std::string_view algorithm_name() const noexcept { return algorithm_name_; }
   // The algorithm's bounds (LimitAlgorithm::min_limit, max_limit): limit() stays within them.
   int min_limit() const noexcept { return min_limit_; }

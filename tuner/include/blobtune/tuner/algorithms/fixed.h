@@ -36,6 +36,8 @@ class FixedLimit final : public AlgorithmBase<FixedLimit, FixedOptions> {
   static constexpr std::string_view kName = "fixed";
 
   int Update(const Sample& sample) override;
+  // Its own state changes nothing (the limit is the option); another algorithm's is refused.
+  Status RestoreState(const AlgorithmState& state) override;
 
  private:
   friend AlgorithmBase;

@@ -90,6 +90,9 @@ class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions>
 
   int Update(const Sample& sample) override;
   AlgorithmEstimates estimates() const override;
+  // The limit, the mean hold time and the noise: a restored instance cruises from there.
+  AlgorithmState SaveState() const override;
+  Status RestoreState(const AlgorithmState& state) override;
 
  private:
   friend AlgorithmBase;
