@@ -13,6 +13,7 @@
 #include "blobtune/tuner/algorithm_registry.h"
 #include "blobtune/tuner/algorithms/fixed.h"
 #include "blobtune/tuner/limiter.h"
+#include "blobtune/tuner/limiter_observer.h"
 
 namespace blobtune::tuner {
 namespace {
@@ -71,29 +72,79 @@ TEST(AlgorithmStateTest, FixedTakesItsOwnStateAndRefusesAnothers) {
   EXPECT_EQ(fixed.RestoreState(other).code(), StatusCode::kInvalidArgument);
 }
 
+// Counts the samples the limiter publishes (the observer hears each) and those it applies (the
+// wrapped algorithm's updates); saves and restores pass through to the wrapped algorithm.
+class CountingObserver final : public LimiterObserver {
+ public:
+  void OnReleased(PartitionId, PermitOutcome, const Sample* sample) override {
+    if (sample != nullptr) published.fetch_add(1);
+  }
+  std::atomic<int> published{0};
+};
+
+class CountingAlgorithm final : public LimitAlgorithm {
+ public:
+  CountingAlgorithm(std::unique_ptr<LimitAlgorithm> inner, std::atomic<int>* updates)
+      : inner_(std::move(inner)), updates_(updates) {}
+  std::string_view name() const noexcept override { return inner_->name(); }
+  int limit() const noexcept override { return inner_->limit(); }
+  int min_limit() const noexcept override { return inner_->min_limit(); }
+  int max_limit() const noexcept override { return inner_->max_limit(); }
+  int Update(const Sample& sample) override {
+    updates_->fetch_add(1);
+    return inner_->Update(sample);
+  }
+  std::unique_ptr<LimitAlgorithm> Clone() const override {
+    return std::make_unique<CountingAlgorithm>(inner_->Clone(), updates_);
+  }
+  AlgorithmState SaveState() const override { return inner_->SaveState(); }
+  Status RestoreState(const AlgorithmState& state) override { return inner_->RestoreState(state); }
+
+ private:
+  std::unique_ptr<LimitAlgorithm> inner_;
+  std::atomic<int>* updates_;
+};
+
 TEST(LimiterSaveStateTest, SavesWhileOtherThreadsFeedTheAlgorithm) {
-  auto limiter = Limiter::Create({.algorithm = MakeAlgorithmFromText("marginal").value()}).value();
-  std::atomic<bool> stop{false};
+  std::atomic<int> applied{0};
+  CountingObserver observer;
+  auto limiter =
+      Limiter::Create({.algorithm = std::make_unique<CountingAlgorithm>(
+                           MakeAlgorithmFromText("marginal").value(), &applied),
+                       .observer = &observer})
+          .value();
+  // Fewer accesses in all than the limiter's sample queue holds (1024), so that no sample is
+  // dropped for a full queue however the threads are scheduled.
+  constexpr int kWorkers = 3;
+  constexpr int kAccessesPerWorker = 300;
+  std::atomic<int> running{kWorkers};
   std::vector<std::thread> workers;
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < kWorkers; ++t) {
     workers.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed)) {
-        if (std::optional<Permit> permit = limiter->TryAcquire()) permit->Success();
+      for (int done = 0; done < kAccessesPerWorker;) {
+        if (std::optional<Permit> permit = limiter->TryAcquire()) {
+          permit->Success();
+          ++done;
+        }
       }
+      running.fetch_sub(1);
     });
   }
-  for (int i = 0; i < 200; ++i) {
+  int saves = 0;
+  while (running.load() > 0 || saves < 10) {
     const AlgorithmState state = limiter->SaveAlgorithmState();
+    ++saves;
     EXPECT_EQ(state.algorithm, "marginal");
     const std::optional<double> limit = state.Find("limit");
     ASSERT_TRUE(limit.has_value());
     EXPECT_GE(*limit, limiter->min_limit() - 0.5);
     EXPECT_LE(*limit, limiter->max_limit() + 0.5);
   }
-  stop = true;
   for (std::thread& worker : workers) worker.join();
-  // Every sample published while a save held the algorithm was applied afterwards: none is
-  // lost for it, and the limiter still serves.
+  // Every sample published while a save held the algorithm was applied afterwards, none left
+  // behind in the queue, and the limiter still serves.
+  EXPECT_GT(observer.published.load(), 0);
+  EXPECT_EQ(applied.load(), observer.published.load());
   EXPECT_EQ(limiter->lost_samples(), 0u);
   EXPECT_TRUE(limiter->TryAcquire().has_value());
 }
