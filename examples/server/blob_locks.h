@@ -20,6 +20,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "wakeup.h"
+
 namespace blobtune::server {
 
 class BlobLocks {
@@ -56,12 +58,11 @@ class BlobLocks {
   size_t locked() const noexcept { return waiters_.size(); }
 
  private:
-  struct Waiter;
   // Hands `key` to its longest waiter, or frees it.
   void Release(const std::string& key);
 
   // Per locked key, who waits for it, in order.
-  std::unordered_map<std::string, std::deque<Waiter*>> waiters_;
+  std::unordered_map<std::string, std::deque<Wakeup*>> waiters_;
 };
 
 }  // namespace blobtune::server

@@ -134,7 +134,11 @@ class BlobServer::Impl {
                                                                std::chrono::seconds(1));
     handler_ = std::make_unique<BlobHandler>(*blobs_, registry_, status_page_,
                                              read_pool_->get_executor(), options_, &draining_);
-    hub_ = std::make_unique<ConnectionHub>(options_, *handler_, **http_metrics, &draining_);
+    // Every permit busy and one request in hand for each (request_gate.h).
+    hub_ = std::make_unique<ConnectionHub>(
+        options_, *handler_, **http_metrics, &draining_, [this]() -> size_t {
+          return 2 * static_cast<size_t>(read_limiter_->limit() + write_limiter_->limit());
+        });
     return Listen();
   }
 

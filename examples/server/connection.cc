@@ -316,6 +316,7 @@ void ConnectionHub::Remove(Handle handle) {
 
 void ConnectionHub::StartDraining(std::function<void()> on_empty) {
   draining_->store(true, std::memory_order_relaxed);
+  gate_.Open();  // The parked requests are answered (and their connections closed) now.
   on_empty_ = std::move(on_empty);
   for (Entry& entry : live_) {
     if (entry.idle) entry.stream->cancel();  // Its header read ends with operation_aborted.
@@ -407,7 +408,14 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
       method = std::string(header.get().method_string());
       const bool head = header.get().method() == http::verb::head;
       const bool client_keep_alive = header.get().keep_alive();
-      response = co_await ReadAndAnswer(stream, buffer, header, hub, reason);
+      {
+        co_await hub.gate().Enter();
+        struct Pass {
+          RequestGate& gate;
+          ~Pass() { gate.Leave(); }
+        } pass{hub.gate()};
+        response = co_await ReadAndAnswer(stream, buffer, header, hub, reason);
+      }
       // A HEAD answer keeps the Content-Length a GET would have, without the body.
       if (response && head) response->body().clear();
       if (response && !response->keep_alive() && !reason.end) {

@@ -1,0 +1,68 @@
+// RequestGate: how many requests blobtune-server reads at once. A connection whose next request
+// has begun to arrive enters the gate before the rest of the request is read, and leaves it once
+// the answer is written; past the gate's capacity it parks, unread, until a request ahead of it
+// leaves (first come, first served).
+//
+//   RequestGate gate([&] { return 2 * (reads->limit() + writes->limit()); });
+//   co_await gate.Enter();   // at once below capacity, else parked
+//   ... read the request, answer it ...
+//   gate.Leave();
+//
+// Why: under overload the excess requests cost nothing while they wait. A request that is read
+// and then refused costs a parse, an answer and, for most clients, a reconnect: more than serving
+// one, so refusing at a high rate takes the CPU the admitted requests need. A parked request
+// costs a socket's buffer. Its wait is bounded by the connections ahead of it (at most
+// max_connections) over the rate the server answers them, and it counts in the request's duration.
+// The capacity comes from the store's limiters: every permit busy and one request read and
+// waiting for each (the next one is in hand when a permit frees), so that the limiters still see
+// the demand above their limit and the load shedder still refuses what would wait past the
+// deadline.
+//
+// Thread-safety: not thread-safe; the server calls it from its event-loop thread only.
+#ifndef BLOBTUNE_EXAMPLES_SERVER_REQUEST_GATE_H_
+#define BLOBTUNE_EXAMPLES_SERVER_REQUEST_GATE_H_
+
+// <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
+#include <utility>
+
+#include <boost/asio/awaitable.hpp>
+#include <cstddef>
+#include <deque>
+#include <functional>
+
+namespace blobtune::server {
+
+class Wakeup;
+
+class RequestGate {
+ public:
+  // `capacity` is asked each time a request would enter or a parked one could: it may change.
+  explicit RequestGate(std::function<size_t()> capacity) : capacity_(std::move(capacity)) {}
+  RequestGate(const RequestGate&) = delete;
+  RequestGate& operator=(const RequestGate&) = delete;
+  ~RequestGate() = default;
+
+  // Returns once the caller is inside: at once below capacity with nobody parked, else when a
+  // Leave() or Open() lets it in. REQUIRES: every Enter() that returned is matched by a Leave().
+  boost::asio::awaitable<void> Enter();
+  void Leave();
+  // From now on every request enters at once, and the parked ones enter now (shutdown).
+  void Open();
+
+  size_t inside() const noexcept { return inside_; }
+  size_t parked() const noexcept { return parked_.size(); }
+
+ private:
+  bool HasRoom() const { return open_ || inside_ < capacity_(); }
+  void LetIn();
+
+  std::function<size_t()> capacity_;
+  size_t inside_ = 0;
+  bool open_ = false;
+  // The parked requests, oldest first; LetIn() pops them as it lets them in.
+  std::deque<Wakeup*> parked_;
+};
+
+}  // namespace blobtune::server
+
+#endif  // BLOBTUNE_EXAMPLES_SERVER_REQUEST_GATE_H_
