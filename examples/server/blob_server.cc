@@ -12,7 +12,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "blob_handler.h"
@@ -94,6 +98,26 @@ StatusOr<std::unique_ptr<store::BlobStore>> OpenStore(const ServerOptions& optio
   return store::OpenLmdbBlobStore(lmdb);
 }
 
+// Room for max_connections sockets, as many more being refused (RefuseConnection), and the
+// store's and the program's own files: where the soft limit on open files is lower (commonly
+// 1024), it is raised as far as the hard limit allows, and the operator told if that is short
+// (connections past it wait in the kernel's backlog until one closes).
+void MakeRoomForConnections(const ServerOptions& options) {
+  constexpr rlim_t kOwnFiles = 64;
+  const rlim_t wanted = 2 * static_cast<rlim_t>(options.max_connections) + kOwnFiles;
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= wanted) return;
+  rlimit raised = files;
+  raised.rlim_cur = std::min(wanted, files.rlim_max);
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+  if (files.rlim_cur < wanted && options.log) {
+    options.log("open files are limited to " + std::to_string(files.rlim_cur) +
+                " (ulimit -n); --max-connections " + std::to_string(options.max_connections) +
+                " wants " + std::to_string(wanted) +
+                ": connections past the limit wait in the kernel's backlog");
+  }
+}
+
 }  // namespace
 
 // Members are declared in the order they must be built; destruction runs the other way, so the
@@ -112,6 +136,7 @@ class BlobServer::Impl {
       return Status::Internal("cannot register the server's metrics");
     }
     registry_.AddProcessMetrics();
+    MakeRoomForConnections(options_);
     StatusOr<std::unique_ptr<store::BlobStore>> store = OpenStore(options_, *store_metrics);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);

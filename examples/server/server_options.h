@@ -56,8 +56,12 @@ struct ServerOptions {
   // kLmdb: the LMDB map size at open, in bytes (store::LmdbStoreOptions::initial_map_size_bytes);
   // the map grows from there as the data does. Default: 64 MiB.
   size_t initial_map_size_bytes = size_t{64} << 20;
-  // Connections served at once; one more is answered 503 and closed. Default: 512.
-  size_t max_connections = 512;
+  // Connections served at once; one more is answered 503 and closed. An idle or parked
+  // connection costs a socket and a few KiB (bodies are bounded by the request gate instead),
+  // so this is high: clients that open many connections are served at capacity rather than
+  // refused and reconnecting. The server raises its open-file limit to fit where it can.
+  // Default: 4096.
+  size_t max_connections = 4096;
 
   // A connection waiting for a request must deliver the whole header within this, counted from
   // the end of the previous response (idle keep-alive and slowloris clients alike). Default: 10 s.
