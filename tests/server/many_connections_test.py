@@ -72,7 +72,7 @@ def main():
     args = parser.parse_args()
     data_dir = tempfile.mkdtemp(prefix="blobtune-many-")
     try:
-        process, port, _ = start(args.server, data_dir, "128:4096")
+        process, port, _ = start(args.server, data_dir, "128:1024")
         sockets = []
         for n in range(CONNECTIONS):
             sock = socket.create_connection(("127.0.0.1", port), timeout=20)
