@@ -161,9 +161,9 @@ class BlobServer::Impl {
                                              read_pool_->get_executor(), options_, &draining_);
     // Every permit busy and one request in hand for each (request_gate.h).
     hub_ = std::make_unique<ConnectionHub>(
-        options_, *handler_, **http_metrics, &draining_, [this]() -> size_t {
-          return 2 * static_cast<size_t>(read_limiter_->limit() + write_limiter_->limit());
-        });
+        options_, *handler_, **http_metrics, &draining_,
+        [this] { return 2 * static_cast<size_t>(read_limiter_->limit()); },
+        [this] { return 2 * static_cast<size_t>(write_limiter_->limit()); });
     return Listen();
   }
 

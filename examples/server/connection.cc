@@ -263,9 +263,6 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
                                                        CloseReason& reason) {
   const ServerOptions& options = hub.options();
   const int retry = options.retry_after_seconds;
-  // The wait budget starts when the header is in: time queued behind other work on this thread
-  // counts against it, so an overloaded server answers 503 on time.
-  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
   const RequestHead head(header);
   const bool keep_alive = head.keep_alive_unread();
 
@@ -296,6 +293,18 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
   StatusOr<tuner::PartitionId> partition = hub.handler().PartitionOf(head.partition, route->ns);
   if (!partition.ok()) co_return ErrorResponse(partition.status(), retry, keep_alive);
   route->partition = *partition;
+  // A store access waits at its limiter's gate (request_gate.h) until it may be handled.
+  RequestGate* gate = hub.GateOf(route->kind);
+  if (gate != nullptr) co_await gate->Enter();
+  struct Pass {
+    RequestGate* gate;
+    ~Pass() {
+      if (gate != nullptr) gate->Leave();
+    }
+  } pass{gate};
+  // The wait budget starts past the gate: time queued behind other work on this thread counts
+  // against it, so an overloaded server answers 503 on time.
+  const TimePoint deadline = Clock::Steady().Now() + options.wait_deadline;
   if (route->kind == RouteKind::kPutBlob) {
     std::optional<Response> response = co_await ReceiveAndPut(
         stream, buffer, header, head, *std::move(route), deadline, hub, reason);
@@ -309,6 +318,20 @@ asio::awaitable<std::optional<Response>> ReadAndAnswer(beast::tcp_stream& stream
 
 }  // namespace
 
+RequestGate* ConnectionHub::GateOf(RouteKind kind) noexcept {
+  switch (kind) {
+    case RouteKind::kGetBlob:
+    case RouteKind::kHeadBlob:
+    case RouteKind::kList:
+      return &reads_gate_;
+    case RouteKind::kPutBlob:
+    case RouteKind::kDeleteBlob:
+      return &writes_gate_;
+    default:
+      return nullptr;  // Metrics, the status page and health are no store accesses.
+  }
+}
+
 void ConnectionHub::Remove(Handle handle) {
   live_.erase(handle);
   if (live_.empty() && on_empty_) std::exchange(on_empty_, nullptr)();
@@ -316,7 +339,9 @@ void ConnectionHub::Remove(Handle handle) {
 
 void ConnectionHub::StartDraining(std::function<void()> on_empty) {
   draining_->store(true, std::memory_order_relaxed);
-  gate_.Open();  // The parked requests are answered (and their connections closed) now.
+  // The parked requests are answered (and their connections closed) now.
+  reads_gate_.Open();
+  writes_gate_.Open();
   on_empty_ = std::move(on_empty);
   for (Entry& entry : live_) {
     if (entry.idle) entry.stream->cancel();  // Its header read ends with operation_aborted.
@@ -408,14 +433,7 @@ asio::awaitable<void> ServeConnection(tcp::socket socket, ConnectionHub& hub) {
       method = std::string(header.get().method_string());
       const bool head = header.get().method() == http::verb::head;
       const bool client_keep_alive = header.get().keep_alive();
-      {
-        co_await hub.gate().Enter();
-        struct Pass {
-          RequestGate& gate;
-          ~Pass() { gate.Leave(); }
-        } pass{hub.gate()};
-        response = co_await ReadAndAnswer(stream, buffer, header, hub, reason);
-      }
+      response = co_await ReadAndAnswer(stream, buffer, header, hub, reason);
       // A HEAD answer keeps the Content-Length a GET would have, without the body.
       if (response && head) response->body().clear();
       if (response && !response->keep_alive() && !reason.end) {

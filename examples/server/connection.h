@@ -10,10 +10,10 @@
 //   ...
 //   hub.StartDraining();   // idle connections close now, busy ones after their answer
 //
-// Admission: a request whose header is read and framed passes the request gate
-// (request_gate.h) before it is routed, and leaves it once its answer is made: past the gate's
-// capacity it parks unread, which costs nothing, where reading and refusing it would cost more
-// than serving it. Its wait deadline counts from the gate. A PUT waits for its write permit (until the wait deadline) as soon as its header
+// Admission: a store access, once its header is read and routed, passes the request gate of its
+// limiter (reads or writes, request_gate.h) and leaves it once its answer is made: past the
+// gate's capacity it parks with its body unread, which costs nothing, where refusing it would
+// cost more than serving it. Its wait deadline counts from the gate. A PUT waits for its write permit (until the wait deadline) as soon as its header
 // is routed, before its body is read; refused, it is answered 503 with its body unread: a
 // client that sent "Expect: 100-continue" never sends it (the connection closes), one already
 // on its way with a Content-Length is dropped (the connection goes on). Under
@@ -57,6 +57,7 @@
 #include "blob_handler.h"
 #include "blobtune/metrics/http_metrics.h"
 #include "request_gate.h"
+#include "request_target.h"
 #include "server_options.h"
 
 namespace blobtune::server {
@@ -71,15 +72,17 @@ class ConnectionHub {
   using Handle = std::list<Entry>::iterator;
 
   // `draining` is shared with whoever else must know (the /healthz handler); set here only.
-  // Every answer written is counted in `http`. `requests_at_once` is the capacity of the
-  // request gate (request_gate.h).
+  // Every answer written is counted in `http`. `reads_at_once` and `writes_at_once` are the
+  // capacities of the request gates of reads and writes (request_gate.h).
   ConnectionHub(const ServerOptions& options, BlobHandler& handler, metrics::HttpMetrics& http,
-                std::atomic<bool>* draining, std::function<size_t()> requests_at_once)
+                std::atomic<bool>* draining, std::function<size_t()> reads_at_once,
+                std::function<size_t()> writes_at_once)
       : options_(options),
         handler_(handler),
         http_(http),
         draining_(draining),
-        gate_(std::move(requests_at_once)) {}
+        reads_gate_(std::move(reads_at_once)),
+        writes_gate_(std::move(writes_at_once)) {}
   ConnectionHub(const ConnectionHub&) = delete;
   ConnectionHub& operator=(const ConnectionHub&) = delete;
   ~ConnectionHub() = default;
@@ -103,7 +106,9 @@ class ConnectionHub {
   const ServerOptions& options() const noexcept { return options_; }
   BlobHandler& handler() noexcept { return handler_; }
   metrics::HttpMetrics& http() noexcept { return http_; }
-  RequestGate& gate() noexcept { return gate_; }
+  // The gate a request of this kind passes before it is handled: reads' or writes', or none
+  // (nullptr) for what is no store access.
+  RequestGate* GateOf(RouteKind kind) noexcept;
 
  private:
   const ServerOptions& options_;
@@ -113,7 +118,8 @@ class ConnectionHub {
   std::atomic<bool>* draining_;
   std::function<void()> on_empty_;
   size_t refusing_ = 0;
-  RequestGate gate_;
+  RequestGate reads_gate_;
+  RequestGate writes_gate_;
 };
 
 // Serves requests on `socket` until the client closes, a timeout, an error, a response that

@@ -1,22 +1,21 @@
-// RequestGate: how many requests blobtune-server reads at once. A connection whose next request
-// has begun to arrive enters the gate before the rest of the request is read, and leaves it once
-// the answer is written; past the gate's capacity it parks, unread, until a request ahead of it
-// leaves (first come, first served).
+// RequestGate: how many store accesses of one kind (reads, or writes) blobtune-server handles at
+// once. A request whose header is in and routed enters its kind's gate before it is handled, and
+// leaves it once its answer is made; past the gate's capacity it parks, with its body unread,
+// until a request ahead of it leaves (first come, first served).
 //
-//   RequestGate gate([&] { return 2 * (reads->limit() + writes->limit()); });
-//   co_await gate.Enter();   // at once below capacity, else parked
-//   ... read the request, answer it ...
-//   gate.Leave();
+//   RequestGate writes([&] { return 2 * write_limiter->limit(); });
+//   co_await writes.Enter();   // at once below capacity, else parked
+//   ... wait for a permit, read the body, store it, answer ...
+//   writes.Leave();
 //
-// Why: under overload the excess requests cost nothing while they wait. A request that is read
-// and then refused costs a parse, an answer and, for most clients, a reconnect: more than serving
-// one, so refusing at a high rate takes the CPU the admitted requests need. A parked request
-// costs a socket's buffer. Its wait is bounded by the connections ahead of it (at most
-// max_connections) over the rate the server answers them, and it counts in the request's duration.
-// The capacity comes from the store's limiters: every permit busy and one request read and
-// waiting for each (the next one is in hand when a permit frees), so that the limiters still see
-// the demand above their limit and the load shedder still refuses what would wait past the
-// deadline.
+// Why: under overload the excess requests cost nothing while they wait. A request that is
+// refused costs a parse, an answer and, for most clients, a new request at once: at small sizes
+// more than serving one, so refusing at a high rate takes the CPU the admitted requests need. A
+// parked request costs its socket's buffers. Its wait is bounded by the requests ahead of it (at
+// most one per connection) over the rate the server answers them, and counts in its duration.
+// The capacity follows the kind's limiter: every permit busy and one request in hand for each
+// (the next one is ready when a permit frees), so that the limiter still sees the demand above
+// its limit and the load shedder still refuses what would wait past the deadline.
 //
 // Thread-safety: not thread-safe; the server calls it from its event-loop thread only.
 #ifndef BLOBTUNE_EXAMPLES_SERVER_REQUEST_GATE_H_

@@ -50,8 +50,8 @@ struct ServerOptions {
   // The namespaces the server serves. Default: {"default"}.
   std::vector<std::string> namespaces = {"default"};
   // Largest PUT body, in bytes; a larger one gets 413 before its body is read. Default: 4 MiB.
-  // Memory bound: bodies are read only past the request gate (request_gate.h), so about
-  // 2 * (read limit + write limit) * max_blob_size_bytes of request bodies at once.
+  // Memory bound: bodies are read only past the writes' request gate (request_gate.h), so
+  // about 2 * write limit * max_blob_size_bytes of request bodies at once.
   size_t max_blob_size_bytes = size_t{4} << 20;
   // kLmdb: the LMDB map size at open, in bytes (store::LmdbStoreOptions::initial_map_size_bytes);
   // the map grows from there as the data does. Default: 64 MiB.
