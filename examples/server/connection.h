@@ -81,8 +81,10 @@ class ConnectionHub {
         handler_(handler),
         http_(http),
         draining_(draining),
-        reads_gate_(std::move(reads_at_once)),
-        writes_gate_(std::move(writes_at_once)) {}
+        reads_gate_(std::move(reads_at_once),
+                    [&http](size_t n) { http.SetParked(metrics::HttpGate::kRead, n); }),
+        writes_gate_(std::move(writes_at_once),
+                     [&http](size_t n) { http.SetParked(metrics::HttpGate::kWrite, n); }) {}
   ConnectionHub(const ConnectionHub&) = delete;
   ConnectionHub& operator=(const ConnectionHub&) = delete;
   ~ConnectionHub() = default;

@@ -14,6 +14,7 @@ boost::asio::awaitable<void> RequestGate::Enter() {
   }
   Wakeup wake(co_await boost::asio::this_coro::executor);
   parked_.push_back(&wake);
+  ParkedChanged();
   // If the coroutine is destroyed while parked (its io_context goes), it leaves the queue; if
   // it had been let in, it gives its place back.
   struct Unpark {
@@ -26,6 +27,7 @@ boost::asio::awaitable<void> RequestGate::Enter() {
         gate.Leave();
       } else {
         std::erase(gate.parked_, &wake);
+        gate.ParkedChanged();
       }
     }
   } unpark{*this, wake};
@@ -44,12 +46,14 @@ void RequestGate::Open() {
 }
 
 void RequestGate::LetIn() {
+  const size_t parked = parked_.size();
   while (!parked_.empty() && HasRoom()) {
     Wakeup* next = parked_.front();
     parked_.pop_front();
     ++inside_;  // Counted inside before its coroutine resumes.
     next->Grant();
   }
+  if (parked_.size() != parked) ParkedChanged();
 }
 
 }  // namespace blobtune::server

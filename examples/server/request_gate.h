@@ -36,7 +36,10 @@ class Wakeup;
 class RequestGate {
  public:
   // `capacity` is asked each time a request would enter or a parked one could: it may change.
-  explicit RequestGate(std::function<size_t()> capacity) : capacity_(std::move(capacity)) {}
+  // `on_parked`, if set, hears the number of parked requests whenever it changes.
+  explicit RequestGate(std::function<size_t()> capacity,
+                       std::function<void(size_t)> on_parked = {})
+      : capacity_(std::move(capacity)), on_parked_(std::move(on_parked)) {}
   RequestGate(const RequestGate&) = delete;
   RequestGate& operator=(const RequestGate&) = delete;
   ~RequestGate() = default;
@@ -54,8 +57,12 @@ class RequestGate {
  private:
   bool HasRoom() const { return open_ || inside_ < capacity_(); }
   void LetIn();
+  void ParkedChanged() {
+    if (on_parked_) on_parked_(parked_.size());
+  }
 
   std::function<size_t()> capacity_;
+  std::function<void(size_t)> on_parked_;
   size_t inside_ = 0;
   bool open_ = false;
   // The parked requests, oldest first; LetIn() pops them as it lets them in.

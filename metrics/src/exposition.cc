@@ -294,6 +294,13 @@ void AddHttp(FamilyList& out, const HttpSnapshot& s) {
                 {{"kind", std::string(HttpTimeoutName(static_cast<HttpTimeout>(i)))}},
                 D(s.timeouts[i]));
   }
+  for (size_t i = 0; i < kHttpGateCount; ++i) {
+    out.Gauge("blobtune_http_requests_parked",
+              "Requests waiting now, unread past their header, for room at the request gate of "
+              "the limiter that will admit them.",
+              {{"limiter", std::string(HttpGateName(static_cast<HttpGate>(i)))}},
+              D(s.parked[i]));
+  }
   for (size_t m = 0; m < kHttpMethodCount; ++m) {
     if (s.durations[m].count == 0) continue;
     out.Histogram("blobtune_http_request_duration_seconds",

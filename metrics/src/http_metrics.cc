@@ -26,6 +26,10 @@ std::string_view ConnectionEndName(ConnectionEnd end) noexcept {
   return i < kConnectionEndCount ? kConnectionEnds[i] : "error";
 }
 
+std::string_view HttpGateName(HttpGate gate) noexcept {
+  return gate == HttpGate::kRead ? "read" : "write";
+}
+
 std::string_view HttpTimeoutName(HttpTimeout timeout) noexcept {
   const auto i = static_cast<size_t>(timeout);
   return i < kHttpTimeoutCount ? kTimeouts[i] : "write";
@@ -61,8 +65,16 @@ void HttpMetrics::RecordTimeout(HttpTimeout timeout) noexcept {
   if (i < kHttpTimeoutCount) connections_.Add(kConnectionEndCount + i);
 }
 
+void HttpMetrics::SetParked(HttpGate gate, size_t count) noexcept {
+  const auto i = static_cast<size_t>(gate);
+  if (i < kHttpGateCount) parked_[i].store(count, std::memory_order_relaxed);
+}
+
 HttpSnapshot HttpMetrics::Snapshot() const {
   HttpSnapshot s;
+  for (size_t i = 0; i < kHttpGateCount; ++i) {
+    s.parked[i] = parked_[i].load(std::memory_order_relaxed);
+  }
   const std::vector<uint64_t> connections = connections_.Read();
   for (size_t i = 0; i < kConnectionEndCount; ++i) s.connections_closed[i] = connections[i];
   for (size_t i = 0; i < kHttpTimeoutCount; ++i) {

@@ -68,6 +68,21 @@ TEST(MetricsRegistryTest, ExposesEveryConnectionEndAndTimeoutFromTheStart) {
   EXPECT_THAT(text, HasSubstr("blobtune_http_timeouts_total{kind=\"body\"} 0\n"));
 }
 
+TEST(MetricsRegistryTest, ExposesTheParkedRequestsOfEachGateFromTheStart) {
+  MetricsRegistry registry;
+  HttpMetrics* http = registry.AddHttpServer().value();
+  std::string text = registry.TextExposition();
+  EXPECT_THAT(text, HasSubstr("# TYPE blobtune_http_requests_parked gauge\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_requests_parked{limiter=\"read\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_requests_parked{limiter=\"write\"} 0\n"));
+  http->SetParked(HttpGate::kWrite, 37);
+  http->SetParked(HttpGate::kRead, 5);
+  http->SetParked(HttpGate::kRead, 2);
+  text = registry.TextExposition();
+  EXPECT_THAT(text, HasSubstr("blobtune_http_requests_parked{limiter=\"read\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("blobtune_http_requests_parked{limiter=\"write\"} 37\n"));
+}
+
 TEST(MetricsRegistryTest, ExposesTheHttpServerAndTheProcessOnceAdded) {
   MetricsRegistry registry;
   HttpMetrics* http = registry.AddHttpServer().value();

@@ -29,7 +29,9 @@ class RequestGateTest : public ::testing::Test {
   }
 
   size_t capacity_ = 2;
-  RequestGate gate_{[this] { return capacity_; }};  // Outlives the io_contexts.
+  std::vector<size_t> parked_heard_;  // What the gate said of its parked requests, in order.
+  RequestGate gate_{[this] { return capacity_; },  // Outlives the io_contexts.
+                    [this](size_t parked) { parked_heard_.push_back(parked); }};
   std::vector<std::string> entered_;
 };
 
@@ -61,6 +63,8 @@ TEST_F(RequestGateTest, ParksPastItsCapacityAndLetsInInArrivalOrder) {
   EXPECT_EQ(gate_.parked(), 0u);
   for (int i = 0; i < 3; ++i) gate_.Leave();
   EXPECT_EQ(gate_.inside(), 0u);
+  // Parked: c, d and e one by one; c let in, then d; f parked; e and f let in together.
+  EXPECT_EQ(parked_heard_, (std::vector<size_t>{1, 2, 3, 2, 1, 2, 0}));
 }
 
 TEST_F(RequestGateTest, OpenLetsEveryoneInFromThenOn) {

@@ -19,7 +19,9 @@
 // passed is counted by kind (HttpTimeout). Every reason and kind is in the snapshot from the
 // start, at 0.
 //
-// Locking: Record() is relaxed atomic adds; RecordConnectionEnd() and RecordTimeout() add to
+// Gates: how many requests wait at each of the server's request gates now (SetParked).
+//
+// Locking: Record() is relaxed atomic adds, SetParked() a relaxed store; RecordConnectionEnd() and RecordTimeout() add to
 // per-thread counters (per_thread_counters.h). No lock, no allocation.
 //
 // Thread-safety: all methods may be called from any number of threads at once.
@@ -83,6 +85,17 @@ inline constexpr size_t kHttpTimeoutCount = 4;
 // "idle", "header", "body", "write".
 std::string_view HttpTimeoutName(HttpTimeout timeout) noexcept;
 
+// The request gate a request waits at (request_gate.h in the server): the `limiter` label of
+// blobtune_http_requests_parked, the limiter whose accesses it lets through.
+enum class HttpGate {
+  kRead,
+  kWrite,
+};
+inline constexpr size_t kHttpGateCount = 2;
+
+// "read", "write".
+std::string_view HttpGateName(HttpGate gate) noexcept;
+
 // The HTTP series at one moment.
 struct HttpSnapshot {
   struct Answers {
@@ -96,6 +109,8 @@ struct HttpSnapshot {
   // Connections ended, by ConnectionEnd; timeouts by HttpTimeout. Every entry, 0 included.
   std::array<uint64_t, kConnectionEndCount> connections_closed{};
   std::array<uint64_t, kHttpTimeoutCount> timeouts{};
+  // Requests parked at each gate now, by HttpGate.
+  std::array<uint64_t, kHttpGateCount> parked{};
 };
 
 class HttpMetrics {
@@ -111,6 +126,8 @@ class HttpMetrics {
   void RecordConnectionEnd(ConnectionEnd end) noexcept;
   // A deadline of kind `timeout` passed.
   void RecordTimeout(HttpTimeout timeout) noexcept;
+  // `count` requests are parked at `gate` now.
+  void SetParked(HttpGate gate, size_t count) noexcept;
 
   HttpSnapshot Snapshot() const;
 
@@ -123,6 +140,7 @@ class HttpMetrics {
   std::array<std::unique_ptr<AtomicHistogram>, kHttpMethodCount> durations_;
   // Connection ends (kConnectionEndCount cells), then timeouts (kHttpTimeoutCount cells).
   PerThreadCounters connections_;
+  std::array<std::atomic<uint64_t>, kHttpGateCount> parked_{};
 };
 
 }  // namespace blobtune::metrics
