@@ -11,6 +11,13 @@
 //   if (int code = cli.Parse(argc, argv); code >= 0) return code;
 //   if (!(seconds > 0)) return cli.BadValue("--seconds", "must be > 0", seconds);
 //
+// Or, so that a number's range is written once for --help and for the check, a table of flags:
+//
+//   cli.Add({
+//       {"seconds", &seconds, "S", "measured duration", Range::LeftOpen(0, 86400)},
+//       {"size", &size, "BYTES", "PUT body, with an optional K/M/G suffix"},
+//   });
+//
 // Thread-safety: none needed; a program makes one in main and writes to stdout/stderr from it.
 #ifndef BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
 #define BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
@@ -19,8 +26,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -94,6 +103,112 @@ inline std::vector<std::string> SplitList(const std::string& text) {
   return out;
 }
 
+// The values a numeric flag takes. A flag table (CommandLine::Add) states it at the end of the
+// flag's --help text and Parse() refuses a value outside it, in the same words:
+//   Range::Closed(1, 256)      "1..256"         Range::Above(0)     "> 0"
+//   Range::LeftOpen(0, 100)    "in (0, 100]"    Range::AtLeast(0)   ">= 0"
+//   Range::RightOpen(0, 1)     "in [0, 1)"
+// A size flag's bounds read as sizes: Range::Closed(1, 64 << 20) is "1..64M".
+class Range {
+ public:
+  static constexpr Range Closed(double low, double high) { return Range(low, high, false, false); }
+  static constexpr Range LeftOpen(double low, double high) { return Range(low, high, true, false); }
+  static constexpr Range RightOpen(double low, double high) {
+    return Range(low, high, false, true);
+  }
+  static constexpr Range Above(double low) { return Range(low, kNoBound, true, false); }
+  static constexpr Range AtLeast(double low) { return Range(low, kNoBound, false, false); }
+
+  // False for NaN.
+  bool Contains(double value) const {
+    const bool above_low = low_open_ ? value > low_ : value >= low_;
+    const bool below_high = high_open_ ? value < high_ : value <= high_;
+    return above_low && below_high;
+  }
+
+  // What follows "must be": "1..256", "in (0, 100]", "> 0"; `sizes` writes the bounds as 64M.
+  std::string Rule(bool sizes) const {
+    auto text = [sizes](double bound) {
+      return sizes ? SizeText(static_cast<size_t>(bound)) : FlagText(bound);
+    };
+    if (high_ == kNoBound) return (low_open_ ? "> " : ">= ") + text(low_);
+    if (!low_open_ && !high_open_) return text(low_) + ".." + text(high_);
+    return std::string("in ") + (low_open_ ? "(" : "[") + text(low_) + ", " + text(high_) +
+           (high_open_ ? ")" : "]");
+  }
+
+ private:
+  static constexpr double kNoBound = std::numeric_limits<double>::infinity();
+
+  constexpr Range(double low, double high, bool low_open, bool high_open)
+      : low_(low), high_(high), low_open_(low_open), high_open_(high_open) {}
+
+  double low_;
+  double high_;
+  bool low_open_;
+  bool high_open_;
+};
+
+// A flag stored in `*target`; the value it holds now is the default that --help shows.
+template <typename T>
+po::typed_value<T>* DefaultedValue(T* target, const char* value_name) {
+  return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
+}
+
+// A number or a size: what a Range can bound.
+template <typename T>
+concept RangedValue =
+    std::is_same_v<T, ByteSize> || (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+
+class CommandLine;
+
+// One row of a program's flag table (CommandLine::Add): the flag's name without "--", where its
+// value goes (what that holds now is the default --help shows), the value's name in --help, what
+// the flag sets, and for a number or a size the values it takes. A bool is a switch (--json), a
+// vector of strings a flag that may be repeated; anything else takes one value.
+class Flag {
+ public:
+  template <typename T>
+  Flag(const char* name, T* target, const char* value_name, std::string help)
+      : name_(name), help_(std::move(help)) {
+    if constexpr (std::is_same_v<T, bool>) {
+      make_ = [target] { return po::bool_switch(target); };
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      make_ = [target, value_name] {
+        return po::value(target)->composing()->value_name(value_name);
+      };
+    } else {
+      make_ = [target, value_name] { return DefaultedValue(target, value_name); };
+    }
+  }
+
+  template <RangedValue T>
+  Flag(const char* name, T* target, const char* value_name, std::string help, Range range)
+      : Flag(name, target, value_name, std::move(help)) {
+    range_ = range;
+    sizes_ = std::is_same_v<T, ByteSize>;
+    value_ = [target] {
+      if constexpr (std::is_same_v<T, ByteSize>) {
+        return static_cast<double>(target->bytes);
+      } else {
+        return static_cast<double>(*target);
+      }
+    };
+    text_ = [target] { return FlagText(*target); };
+  }
+
+ private:
+  friend class CommandLine;
+
+  std::string name_;
+  std::string help_;
+  std::function<po::value_semantic*()> make_;  // Called once, by CommandLine::Add.
+  std::optional<Range> range_;
+  bool sizes_ = false;                 // The bounds read as sizes (64M).
+  std::function<double()> value_;      // With a range: the value given, as a number.
+  std::function<std::string()> text_;  // With a range: the value given, as the user reads it.
+};
+
 class CommandLine {
  public:
 
@@ -114,10 +229,22 @@ class CommandLine {
   // Declares flags: cli.Add()("name", cli.Value(&x, "N"), "what it sets")("flag", ...).
   po::options_description_easy_init Add() { return options_.add_options(); }
 
+  // Declares a table of flags, in --help's order. Parse() checks each range, in the table's
+  // order, before it answers --help or --version: "PROGRAM --messages 5 --version" exits 0
+  // when 5 is a value --messages takes.
+  void Add(std::initializer_list<Flag> flags) {
+    for (const Flag& flag : flags) {
+      std::string help = flag.help_;
+      if (flag.range_) help += " (" + flag.range_->Rule(flag.sizes_) + ")";
+      options_.add_options()(flag.name_.c_str(), flag.make_(), help.c_str());
+      if (flag.range_) ranged_.push_back(flag);
+    }
+  }
+
   // A flag stored in `*target`; the value it holds now is the default that --help shows.
   template <typename T>
   static po::typed_value<T>* Value(T* target, const char* value_name = "arg") {
-    return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
+    return DefaultedValue(target, value_name);
   }
 
   // Reads the command line: the one place a program hands argv on. Returns 0 after --help or
@@ -150,6 +277,12 @@ class CommandLine {
       po::notify(values_);
     } catch (const po::error& e) {
       return UsageError(e.what());
+    }
+    for (const Flag& flag : ranged_) {
+      if (!flag.range_->Contains(flag.value_())) {
+        return UsageError("--" + flag.name_ + ": must be " + flag.range_->Rule(flag.sizes_) +
+                          ", got " + flag.text_());
+      }
     }
     if (values_.count("help") != 0) {
       std::cout << options_ << "\n" << epilogue_;
@@ -221,6 +354,7 @@ class CommandLine {
   const std::string epilogue_;
   po::options_description options_;
   po::variables_map values_;
+  std::vector<Flag> ranged_;  // The table's flags that have a Range, in its order.
 };
 
 }  // namespace blobtune::examples

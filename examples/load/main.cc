@@ -74,14 +74,15 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
             "server address or name (resolved once at startup, IPv4 first)")(
       "port", cli.Value(&o.port, "PORT"), "server port")(
       "mode", cli.Value(&mode, "MODE"), "closed or open")(
-      "connections", cli.Value(&o.connections, "N"), "closed loop: concurrent connections")(
-      "rate", cli.Value(&o.rate, "R"), "open loop: requests per second")(
+      "connections", cli.Value(&o.connections, "N"),
+      "closed loop: concurrent connections (1..10000)")(
+      "rate", cli.Value(&o.rate, "R"), "open loop: requests per second (in (0, 1000000])")(
       "max-connections", cli.Value(&o.max_connections, "N"),
       "open loop: most connections the client opens; a request finding none free is unsent")(
-      "seconds", cli.Value(&o.seconds, "S"), "measured duration")(
+      "seconds", cli.Value(&o.seconds, "S"), "measured duration (in (0, 86400])")(
       "warmup", cli.Value(&o.warmup_seconds, "S"), "seconds run before measuring")(
       "put-fraction", cli.Value(&o.put_fraction, "F"), "share of PUTs (0..1); the rest are GETs")(
-      "size", cli.Value(&size, "BYTES"), "PUT body, bytes with optional K/M/G suffix (up to 64M)")(
+      "size", cli.Value(&size, "BYTES"), "PUT body, bytes with optional K/M/G suffix (0..64M)")(
       "expect-continue", cli.Value(&expect_continue, "BYTES"),
       "PUT bodies of at least BYTES ask first (Expect: 100-continue) and are not sent if "
       "refused (0: never)")(

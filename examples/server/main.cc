@@ -28,7 +28,6 @@
 
 namespace {
 
-namespace po = blobtune::examples::po;
 using namespace blobtune;
 
 // "HOST:PORT", "[IPV6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
@@ -88,57 +87,62 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
       "  With --partition, a request names its partition with the header\n"
       "      Blobtune-Partition: NAME (else its namespace's, else the first partition's)\n\n"
       "SIGTERM/SIGINT: stop accepting, finish requests in flight, exit 0.\n");
-  cli.Add()(
-      "listen", cli.Value(&listen, "ADDR"),
-      "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); HOST is an address or a name "
-      "(resolved at startup, IPv4 first); port 0 picks a free port")(
-      "store", cli.Value(&store),
-      "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
-      "--rados-pool)")(
-      "data-dir", po::value(&options->data_dir), "the LMDB store's directory (required with "
-                                                 "--store lmdb; created when missing)")(
-      "rados-conf", po::value(&options->rados_conf), "--store rados: the cluster's ceph.conf")(
-      "rados-pool", po::value(&options->rados_pool),
-      "--store rados: the pool holding the blobs (it must exist)")(
-      "namespaces", cli.Value(&namespaces),
-      "comma-separated namespaces served")(
-      "max-blob-size", cli.Value(&max_blob),
-      "largest PUT body, bytes with optional K/M/G suffix; larger gets 413 unread")(
-      "initial-map-size", cli.Value(&map_size),
-      "--store lmdb: the LMDB map size at open (it grows as the data does), bytes with optional "
-      "K/M/G suffix")(
-      "max-connections", cli.Value(&options->max_connections),
-      "connections served at once; more get 503 and are closed")(
-      "algorithm", po::value(&options->algorithm),
-      "limit algorithm of both limiters as a registry spec, e.g. marginal, gradient2, "
-      "fixed:limit=8 (default: blobtune's default, marginal, for both)")(
-      "wait-deadline-ms", cli.Value(&wait_ms),
-      "how long a request waits for a store permit before 503 + Retry-After")(
-      "shed-wait-ms", cli.Value(&shed_ms),
-      "once a request has waited out its wait deadline, how long new requests may wait until a "
-      "whole wait deadline passes without that (>= the wait deadline: off)")(
-      "max-queue", cli.Value(&options->max_queue),
-      "requests that may wait for a permit at once, per limiter; more get 503 at once")(
-      "queue-order", cli.Value(&queue_order),
-      "adaptive (oldest first, newest first while overloaded), fifo or lifo")(
-      "header-timeout-ms", cli.Value(&header_ms),
-      "a waiting connection must deliver a whole request header within this")(
-      "body-timeout-ms", cli.Value(&body_ms),
-      "a request body must arrive within this after its header")(
-      "read-threads", cli.Value(&options->read_threads),
-      "threads running blob reads")(
-      "durability", cli.Value(&durability),
-      "durable (fsync every commit), nometasync or nosync")(
-      "shutdown-grace-ms", cli.Value(&grace_ms),
-      "on SIGTERM, how long requests in flight may take before their connections are cut")(
-      "state-save-interval-ms", cli.Value(&state_ms),
-      "how often the limiters' learned state is saved in --data-dir (and at shutdown), for a "
-      "restart to begin at the limits it had; 0: neither saved nor read")(
-      "partition", po::value(&partitions)->composing()->value_name("NAME=SHARE[:PRIORITY]"),
-      "a partition of both limiters (repeat the flag for more): its guaranteed share of the "
-      "limit (0..1, all adding up to at most 1) and priority (higher first, default 0)")(
-      "namespace-partition", po::value(&namespace_partitions)->composing()->value_name("NS=NAME"),
-      "requests to namespace NS that name no partition take partition NAME (repeatable)");
+  using examples::Range;
+  cli.Add({
+      {"listen", &listen, "ADDR",
+       "HOST:PORT, [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); HOST is an address or a name "
+       "(resolved at startup, IPv4 first); port 0 picks a free port"},
+      {"store", &store, "arg",
+       "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
+       "--rados-pool)"},
+      {"data-dir", &options->data_dir, "arg",
+       "the LMDB store's directory (required with --store lmdb; created when missing)"},
+      {"rados-conf", &options->rados_conf, "arg", "--store rados: the cluster's ceph.conf"},
+      {"rados-pool", &options->rados_pool, "arg",
+       "--store rados: the pool holding the blobs (it must exist)"},
+      {"namespaces", &namespaces, "arg", "comma-separated namespaces served"},
+      {"max-blob-size", &max_blob, "arg",
+       "largest PUT body, bytes with optional K/M/G suffix; larger gets 413 unread",
+       Range::Above(0)},
+      {"initial-map-size", &map_size, "arg",
+       "--store lmdb: the LMDB map size at open (it grows as the data does), bytes with optional "
+       "K/M/G suffix",
+       Range::Above(0)},
+      {"max-connections", &options->max_connections, "arg",
+       "connections served at once; more get 503 and are closed", Range::Above(0)},
+      {"algorithm", &options->algorithm, "arg",
+       "limit algorithm of both limiters as a registry spec, e.g. marginal, gradient2, "
+       "fixed:limit=8 (default: blobtune's default, marginal, for both)"},
+      {"wait-deadline-ms", &wait_ms, "arg",
+       "how long a request waits for a store permit before 503 + Retry-After", Range::AtLeast(0)},
+      {"shed-wait-ms", &shed_ms, "arg",
+       "once a request has waited out its wait deadline, how long new requests may wait until a "
+       "whole wait deadline passes without that (>= the wait deadline: off)",
+       Range::AtLeast(0)},
+      {"max-queue", &options->max_queue, "arg",
+       "requests that may wait for a permit at once, per limiter; more get 503 at once"},
+      {"queue-order", &queue_order, "arg",
+       "adaptive (oldest first, newest first while overloaded), fifo or lifo"},
+      {"header-timeout-ms", &header_ms, "arg",
+       "a waiting connection must deliver a whole request header within this", Range::Above(0)},
+      {"body-timeout-ms", &body_ms, "arg",
+       "a request body must arrive within this after its header", Range::Above(0)},
+      {"read-threads", &options->read_threads, "arg", "threads running blob reads",
+       Range::Closed(1, server::ServerOptions::kMaxReadThreads)},
+      {"durability", &durability, "arg", "durable (fsync every commit), nometasync or nosync"},
+      {"shutdown-grace-ms", &grace_ms, "arg",
+       "on SIGTERM, how long requests in flight may take before their connections are cut",
+       Range::AtLeast(0)},
+      {"state-save-interval-ms", &state_ms, "arg",
+       "how often the limiters' learned state is saved in --data-dir (and at shutdown), for a "
+       "restart to begin at the limits it had; 0: neither saved nor read",
+       Range::AtLeast(0)},
+      {"partition", &partitions, "NAME=SHARE[:PRIORITY]",
+       "a partition of both limiters (repeat the flag for more): its guaranteed share of the "
+       "limit (0..1, all adding up to at most 1) and priority (higher first, default 0)"},
+      {"namespace-partition", &namespace_partitions, "NS=NAME",
+       "requests to namespace NS that name no partition take partition NAME (repeatable)"},
+  });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   if (store == "lmdb") {
     options->store = server::StoreBackend::kLmdb;
@@ -163,9 +167,7 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   if (!address.ok()) return cli.UsageError("--listen: " + std::string(address.status().message()));
   options->address = address->to_string();
   options->namespaces = examples::SplitList(namespaces);
-  if (max_blob.bytes == 0) return cli.BadValue("--max-blob-size", "must be > 0", max_blob);
   options->max_blob_size_bytes = max_blob.bytes;
-  if (map_size.bytes == 0) return cli.BadValue("--initial-map-size", "must be > 0", map_size);
   options->initial_map_size_bytes = map_size.bytes;
   if (queue_order == "adaptive") {
     options->queue_order = tuner::QueueOrder::kAdaptive;
@@ -185,8 +187,6 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
   } else {
     return cli.BadValue("--durability", "must be durable, nometasync or nosync", durability);
   }
-  if (header_ms <= 0) return cli.BadValue("--header-timeout-ms", "must be > 0", header_ms);
-  if (body_ms <= 0) return cli.BadValue("--body-timeout-ms", "must be > 0", body_ms);
   options->wait_deadline = std::chrono::milliseconds(wait_ms);
   options->shed_wait = std::chrono::milliseconds(shed_ms);
   options->header_timeout = std::chrono::milliseconds(header_ms);
@@ -212,18 +212,12 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
     Status made = tuner::MakeAlgorithmFromText(options->algorithm).status();
     if (!made.ok()) return cli.UsageError("--algorithm: " + std::string(made.message()));
   }
-  // ServerOptions::Validate() speaks of its fields; the user typed flags.
+  // ServerOptions::Validate() speaks of its fields; the user typed flags. (The table's ranges
+  // are the ones it checks, so only what they cannot say is left to it.)
   if (Status valid = options->Validate(); !valid.ok()) {
-    return cli.ValidationError(
-        valid.message(),
-        {{"namespaces", "--namespaces", namespaces},
-         {"max_connections", "--max-connections", std::to_string(options->max_connections)},
-         {"wait_deadline", "--wait-deadline-ms", std::to_string(wait_ms)},
-         {"shed_wait", "--shed-wait-ms", std::to_string(shed_ms)},
-         {"read_threads", "--read-threads", std::to_string(options->read_threads)},
-         {"shutdown_grace", "--shutdown-grace-ms", std::to_string(grace_ms)},
-         {"state_save_interval", "--state-save-interval-ms", std::to_string(state_ms)},
-         {"namespace_partitions", "--namespace-partition", ""}});
+    return cli.ValidationError(valid.message(),
+                               {{"namespaces", "--namespaces", namespaces},
+                                {"namespace_partitions", "--namespace-partition", ""}});
   }
   return -1;
 }

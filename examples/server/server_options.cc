@@ -37,8 +37,8 @@ Status ServerOptions::Validate() const {
   if (wait_deadline.count() < 0) return Status::InvalidArgument("wait_deadline must be >= 0");
   if (shed_wait.count() < 0) return Status::InvalidArgument("shed_wait must be >= 0");
   if (retry_after_seconds < 0) return Status::InvalidArgument("retry_after_seconds must be >= 0");
-  if (read_threads < 1 || read_threads > 256) {
-    return Status::InvalidArgument("read_threads must be 1..256");
+  if (read_threads < 1 || read_threads > kMaxReadThreads) {
+    return Status::InvalidArgument("read_threads must be 1.." + std::to_string(kMaxReadThreads));
   }
   if (shutdown_grace.count() < 0) return Status::InvalidArgument("shutdown_grace must be >= 0");
   if (state_save_interval.count() < 0) {

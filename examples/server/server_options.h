@@ -92,7 +92,9 @@ struct ServerOptions {
   // waiting almost the whole deadline (plain LIFO starves the oldest waiters of any queue that
   // never empties). Default: adaptive.
   tuner::QueueOrder queue_order = tuner::QueueOrder::kAdaptive;
-  // Threads that run blob reads (LMDB read transactions). Default: 2.
+  // Threads that run blob reads (LMDB read transactions). Default: 2. REQUIRES: 1 to
+  // kMaxReadThreads.
+  static constexpr int kMaxReadThreads = 256;
   int read_threads = 2;
   // When a PUT's commit reaches the disk. Default: kDurable (acknowledged PUTs survive a crash).
   store::Durability durability = store::Durability::kDurable;

@@ -2,6 +2,10 @@
 # configure, build and run one consumer of tests/consumer against that prefix alone.
 #
 #   -DCONSUMER=tuner|store|all   which consumer (tests/consumer/CMakeLists.txt)
+#   -DCONSUMER=readme            the project of README.md's Install section, written out of the
+#                                page's text by tests/docs/check_examples.py --extract-consumer
+#                                (-DPYTHON=..., -DREPOSITORY=the source tree); runs the one program
+#                                its CMakeLists.txt declares
 #   -DCOMPONENTS=tuner,store     the components installed; empty: a plain install of everything
 #   -DPROMTOOL=path              for "all": lints the scrape the consumer saved
 #
@@ -46,6 +50,21 @@ else()
 endif()
 
 set(isolation "")
+set(consumer_option "-DBLOBTUNE_CONSUMER=${CONSUMER}")
+set(program "${consumer_build}/consumer")
+if(CONSUMER STREQUAL "readme")
+  set(SOURCE_DIR "${WORK_DIR}/src")
+  file(REMOVE_RECURSE "${SOURCE_DIR}")
+  run_step("write README.md's project" "${PYTHON}" "${REPOSITORY}/tests/docs/check_examples.py"
+           --root "${REPOSITORY}" --extract-consumer "${SOURCE_DIR}")
+  file(STRINGS "${SOURCE_DIR}/CMakeLists.txt" declared REGEX "^add_executable\\(")
+  list(LENGTH declared count)
+  if(NOT count EQUAL 1 OR NOT declared MATCHES "^add_executable\\(([A-Za-z0-9_-]+)")
+    message(FATAL_ERROR "README.md's CMakeLists.txt must declare one program: ${declared}")
+  endif()
+  set(program "${consumer_build}/${CMAKE_MATCH_1}")
+  set(consumer_option "")
+endif()
 if(CONSUMER STREQUAL "tuner")
   # Nothing in the prefix may lead to LMDB, Boost or prometheus-cpp.
   file(GLOB_RECURSE installed RELATIVE "${prefix}" "${prefix}/*")
@@ -69,7 +88,7 @@ endif()
 
 run_step("configure consumer (${CONSUMER})" ${CMAKE_COMMAND} -S "${SOURCE_DIR}"
          -B "${consumer_build}" -G Ninja "-DCMAKE_MAKE_PROGRAM=${NINJA}"
-         "-DBLOBTUNE_CONSUMER=${CONSUMER}"
+         ${consumer_option}
          "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
          "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}"
          -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF ${isolation})
@@ -105,6 +124,6 @@ if(CONSUMER STREQUAL "all")
   run_step("run consumer (own annotations)" "${consumer_build}/own_annotations")
   message(STATUS "${step_output}")
 else()
-  run_step("run consumer (${CONSUMER})" "${consumer_build}/consumer")
+  run_step("run consumer (${CONSUMER})" "${program}")
   message(STATUS "${step_output}")
 endif()

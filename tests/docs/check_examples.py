@@ -6,6 +6,11 @@ relative to the repository) or `<!-- example: PATH NAME -->` (the block is the p
 between the lines `// example: NAME` and `// example end`, without their common indentation).
 Every file under examples/docs/ must be shown by some document. Prints what it checked and
 "docs examples: PASS", or each mismatch (as a diff) and exits 1.
+
+README.md's Install section is a whole project instead: each of its files is a fenced block
+after a line `<!-- consumer: FILE -->`. Such blocks are compiled from the page itself:
+`--extract-consumer DIR` writes each one to DIR/FILE (ctest install_consumer_readme, through
+tests/consumer/run_consumer_test.cmake, builds and runs the project against an install).
 """
 import argparse
 import difflib
@@ -15,6 +20,7 @@ import re
 import sys
 
 MARKER = re.compile(r"^<!-- example: (\S+)(?: (\S+))? -->$")
+CONSUMER = re.compile(r"^<!-- consumer: ([A-Za-z0-9_.-]+) -->$")
 
 
 def region(path, name):
@@ -33,23 +39,56 @@ def region(path, name):
     return [l[indent:] for l in part]
 
 
-def blocks(document):
-    """(line number, marker match or None, block lines) of each ```cpp block."""
+def fenced_blocks(document):
+    """(line number, language, the non-blank line before it, block lines) of each fenced block."""
     lines = open(document, encoding="utf-8").read().splitlines()
     i = 0
     while i < len(lines):
-        if lines[i].strip() in ("```cpp", "```c++"):
+        if lines[i].startswith("```"):
             before = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
             end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
-            yield i + 1, MARKER.match(before), lines[i + 1:end]
+            yield i + 1, lines[i][3:].strip(), before, lines[i + 1:end]
             i = end
         i += 1
+
+
+def blocks(document):
+    """(line number, marker match or None, block lines) of each ```cpp block that is not part of
+    the Install section's project."""
+    for line, language, before, block in fenced_blocks(document):
+        if language in ("cpp", "c++") and not CONSUMER.match(before):
+            yield line, MARKER.match(before), block
+
+
+def extract_consumer(document, directory):
+    """Writes each block after `<!-- consumer: FILE -->` to directory/FILE; returns the names."""
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for _, _, before, block in fenced_blocks(document):
+        marker = CONSUMER.match(before)
+        if marker is None:
+            continue
+        name = marker.group(1)
+        if name in written:
+            sys.exit("%s: two blocks for %s" % (document, name))
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as out:
+            out.write("\n".join(block) + "\n")
+        written.append(name)
+    return written
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", required=True)
+    parser.add_argument("--extract-consumer", metavar="DIR",
+                        help="write README.md's Install project to DIR instead of checking")
     args = parser.parse_args()
+    if args.extract_consumer:
+        written = extract_consumer(os.path.join(args.root, "README.md"), args.extract_consumer)
+        if "CMakeLists.txt" not in written:
+            sys.exit("README.md has no block after '<!-- consumer: CMakeLists.txt -->'")
+        print("README.md's project: %s" % ", ".join(written))
+        return
     documents = [os.path.join(args.root, "README.md")] + sorted(
         glob.glob(os.path.join(args.root, "docs", "*.md")))
     failures, shown, checked = [], set(), 0
