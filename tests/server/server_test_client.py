@@ -1,9 +1,11 @@
-"""What the Python tests of blobtune-server share: failing with a message, and one keep-alive
-HTTP connection to the server that checks the status of each answer.
+"""What the Python tests of blobtune-server share: failing with a message, one keep-alive
+HTTP connection to the server that checks the status of each answer, and reading one series of
+its /metrics.
 
     from server_test_client import Client, fail
     client = Client(port)
     body, headers = client.expect("GET", "/blobs/default/a", 200)
+    limit = client.metric("blobtune_limiter_limit", 'limiter="write"')
 """
 
 import http.client
@@ -31,3 +33,12 @@ class Client:
         if got != status:
             fail("%s %s answered %d, expected %d: %r" % (method, path, got, status, payload[:300]))
         return payload, headers
+
+    def metric(self, name, *labels):
+        """The value of the first series of `name` whose labels include every one of `labels`
+        (such as 'limiter="write"'), from one scrape of /metrics; 0 if there is none."""
+        text, _ = self.expect("GET", "/metrics", 200)
+        for line in text.decode("utf-8").splitlines():
+            if line.startswith(name + "{") and all(label in line for label in labels):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
