@@ -5,6 +5,7 @@
 //
 //   build/bin/blobtune-load --port 8080 --mode closed --connections 32 --seconds 10
 //   build/bin/blobtune-load --port 8080 --mode open --rate 4000 --seconds 60 --verify
+//   build/bin/blobtune-load --port 8080 --verify-port 8081   # read back through another server
 //   build/bin/blobtune-load --port 8080 --seconds 30   # one command line:
 //     --class 'interactive: mode=open rate=20 put-fraction=0.5 size=16K partition=interactive'
 //     --class 'bulk: mode=closed connections=64 put-fraction=1 size=64K partition=bulk'
@@ -38,6 +39,7 @@ struct Flags {
   load::LoadOptions load;
   std::vector<load::LoadClass> classes;  // Empty without --class.
   bool verify = false;
+  uint16_t verify_port = 0;  // 0: read back through --port.
   bool json = false;
   double max_ok_p99_ms = 0;  // 0: no check.
 };
@@ -96,6 +98,9 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       "seed", cli.Value(&o.seed, "N"), "random seed (each class derives its own from it)")(
       "class", po::value(&class_specs)->value_name("'NAME: KEY=VALUE ...'"), class_help.c_str())(
       "verify", po::bool_switch(&flags->verify), "read back every acknowledged PUT afterwards")(
+      "verify-port", cli.Value(&flags->verify_port, "PORT"),
+      "read them back through the server on this port of --host instead (another server on "
+      "the same store, such as a Ceph pool); implies --verify")(
       "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms)->value_name("MS"),
       "exit 1 if the p99 latency of 2xx answers (of any class) is above this")(
       "json", po::bool_switch(&flags->json),
@@ -121,6 +126,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   StatusOr<std::vector<load::LoadClass>> classes = load::ParseLoadClasses(class_specs, o);
   if (!classes.ok()) return cli.UsageError("--class: " + std::string(classes.status().message()));
   flags->classes = *std::move(classes);
+  if (flags->verify_port != 0) flags->verify = true;
   return -1;
 }
 
@@ -179,7 +185,8 @@ void PrintResult(const load::LoadClass& run, const load::LoadResult& result) {
   if (run.options.mode == load::LoadMode::kOpen) PrintLatency("lag", result.send_lag);
 }
 
-void PrintVerified(const load::VerifyResult& verified) {
+void PrintVerified(const load::VerifyResult& verified, uint16_t through_port) {
+  if (through_port != 0) std::printf("  verify through port %u:\n", through_port);
   std::printf("  verify: %llu acknowledged PUTs, %llu intact, %llu missing, %llu corrupt, "
               "%llu unreadable\n",
               static_cast<unsigned long long>(verified.checked),
@@ -234,8 +241,10 @@ int main(int argc, char** argv) {
     const load::LoadResult& result = (*results)[i];
     PrintResult(runs[i], result);
     if (flags.verify) {
-      verified[i] = load::VerifyPuts(runs[i].options, result.acknowledged);
-      PrintVerified(verified[i]);
+      load::LoadOptions read_back = runs[i].options;
+      if (flags.verify_port != 0) read_back.port = flags.verify_port;
+      verified[i] = load::VerifyPuts(read_back, result.acknowledged);
+      PrintVerified(verified[i], flags.verify_port);
       if (!verified[i].ok()) exit_code = 1;
     }
     if (result.ok.count == 0) {

@@ -96,7 +96,9 @@ int ParseFlags(int argc, char** argv, server::ServerOptions* options) {
        "lmdb (a directory on this machine, --data-dir) or rados (a Ceph pool, --rados-conf and "
        "--rados-pool)"},
       {"data-dir", &options->data_dir, "arg",
-       "the LMDB store's directory (required with --store lmdb; created when missing)"},
+       "the LMDB store's directory (required with --store lmdb; created when missing), where the "
+       "limiters' learned state is kept too; with --store rados, only that state (optional; an "
+       "existing directory, one per server)"},
       {"rados-conf", &options->rados_conf, "arg", "--store rados: the cluster's ceph.conf"},
       {"rados-pool", &options->rados_pool, "arg",
        "--store rados: the pool holding the blobs (it must exist)"},

@@ -80,14 +80,6 @@ def expect_intact(client, acked, deleted):
         client.expect("GET", "/blobs/default/" + blob_id, 404)
 
 
-def metric(client, name, *labels):
-    text, _ = client.expect("GET", "/metrics", 200)
-    for line in text.decode("utf-8").splitlines():
-        if line.startswith(name + "{") and all(label in line for label in labels):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
-
-
 def second_server_is_refused(binary, data_dir, holder_pid):
     second = subprocess.run([binary, "--data-dir", data_dir, "--listen", "127.0.0.1:0"],
                             capture_output=True, text=True, timeout=30)
@@ -146,7 +138,7 @@ def run(binary, data_dir):
         for name, labels, least in (
                 ("blobtune_store_errors_total", ('op="put"', 'code="RESOURCE_EXHAUSTED"'), 2),
                 ("blobtune_store_commits_total", ('result="error"',), 2)):
-            if metric(client, name, *labels) < least:
+            if client.metric(name, *labels) < least:
                 fail("/metrics: %s%r is below %d" % (name, labels, least))
         second_server_is_refused(binary, data_dir, server.process.pid)
 

@@ -5,17 +5,12 @@ paging, DELETE 204, /metrics, /healthz) and a clean exit on SIGTERM, with the cl
 afterwards. Exits 77 (skipped) where ceph-mon or ceph-osd is not installed."""
 
 import argparse
-import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 
+from rados_test_cluster import ThrowawayCluster, skip_without_ceph
 from server_test_client import Client, fail
-
-SKIPPED = 77
 
 
 def protocol_checks(client):
@@ -60,15 +55,10 @@ def protocol_checks(client):
         if name not in metrics:
             fail("/metrics lacks %s" % name.decode())
     # The RADOS store reports its operations and acknowledged writes like the LMDB store.
-    def count(name, *labels):
-        for line in metrics.decode("utf-8").splitlines():
-            if line.startswith(name + "{") and all(label in line for label in labels):
-                return float(line.rsplit(" ", 1)[1])
-        return 0.0
     for name, labels in (("blobtune_store_operations_total", ('op="put"', 'namespace="photos"')),
                          ("blobtune_store_operations_total", ('op="get"', 'namespace="photos"')),
                          ("blobtune_store_commits_total", ('result="ok"',))):
-        if count(name, *labels) < 1:
+        if client.metric(name, *labels) < 1:
             fail("/metrics: %s%r is not above 0" % (name, labels))
     client.expect("GET", "/healthz", 200)
     return client
@@ -79,54 +69,36 @@ def main():
     parser.add_argument("--server", required=True)
     parser.add_argument("--cluster-script", required=True)
     args = parser.parse_args()
-    if not (shutil.which("ceph-mon") and shutil.which("ceph-osd")):
-        print("skipped: ceph-mon or ceph-osd is not installed (scripts/bootstrap installs them)")
-        sys.exit(SKIPPED)
+    skip_without_ceph()
 
-    work = tempfile.mkdtemp(prefix="blobtune-rados-server-")
-    cluster_dir = os.path.join(work, "cluster")
     server = None
-    started = False
-    try:
-        start = subprocess.run([args.cluster_script, "start", cluster_dir],
-                               capture_output=True, text=True, timeout=120)
-        if start.returncode != 0:
-            fail("rados-cluster start exited %d:\n%s%s" % (start.returncode, start.stdout,
-                                                            start.stderr))
-        started = True
-        conf = start.stdout.strip().splitlines()[-1]
-
-        server = subprocess.Popen([args.server, "--store", "rados", "--rados-conf", conf,
-                                   "--rados-pool", "blobtune", "--namespaces", "photos",
-                                   "--max-blob-size", "64K", "--listen", "127.0.0.1:0"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = server.stdout.readline()
-        match = re.search(r"listening on [^ ]*:(\d+) \(data rados pool blobtune", line)
-        if not match:
-            fail("no 'listening on ... rados pool' line from the server: %r" % line)
-        protocol_checks(Client(int(match.group(1))))
-
-        server.send_signal(signal.SIGTERM)
+    with ThrowawayCluster(args.cluster_script) as cluster:
         try:
-            code = server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            fail("the server did not exit within 60 s of SIGTERM")
-        if code != 0:
-            fail("the server exited %d after SIGTERM: %s" % (code, server.stdout.read()[-2000:]))
-        server = None
-        print("rados_protocol_test: PASS", flush=True)
-    finally:
-        if server is not None:
-            server.kill()
-            server.wait()
-        if started:
-            stop = subprocess.run([args.cluster_script, "stop", cluster_dir],
-                                  capture_output=True, text=True, timeout=60)
-            if stop.returncode != 0:
-                print("rados-cluster stop exited %d: %s" % (stop.returncode, stop.stderr),
-                      file=sys.stderr)
-                sys.exit(1)
-        shutil.rmtree(work, ignore_errors=True)
+            server = subprocess.Popen([args.server, "--store", "rados", "--rados-conf",
+                                       cluster.conf, "--rados-pool", "blobtune", "--namespaces",
+                                       "photos", "--max-blob-size", "64K", "--listen",
+                                       "127.0.0.1:0"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            line = server.stdout.readline()
+            match = re.search(r"listening on [^ ]*:(\d+) \(data rados pool blobtune", line)
+            if not match:
+                fail("no 'listening on ... rados pool' line from the server: %r" % line)
+            protocol_checks(Client(int(match.group(1))))
+
+            server.send_signal(signal.SIGTERM)
+            try:
+                code = server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                fail("the server did not exit within 60 s of SIGTERM")
+            if code != 0:
+                fail("the server exited %d after SIGTERM: %s" % (code,
+                                                                 server.stdout.read()[-2000:]))
+            server = None
+        finally:
+            if server is not None:
+                server.kill()
+                server.wait()
+    print("rados_protocol_test: PASS", flush=True)
 
 
 if __name__ == "__main__":

@@ -253,6 +253,41 @@ void ExpectFamilyRanges(const Drawn& d) {
       shares += w.partitions[c].share;
     }
     EXPECT_TRUE(Within(shares, 0.95, 1.0));
+  } else if (family == "churn") {
+    // a from the start, the others joining from 0; one client leaves for a phase and comes back
+    // to its backlog, and a last step may take another one away for good.
+    EXPECT_TRUE(Within(w.clients.size(), 2, 4));
+    EXPECT_TRUE(w.partitions.empty());
+    EXPECT_GT(client.concurrency, 0);
+    EXPECT_TRUE(Within(w.steps.size(), w.clients.size() + 1, w.clients.size() + 2));
+    int rejoined = -1, gone_for_good = -1;
+    for (size_t c = 0; c < w.clients.size(); ++c) {
+      std::vector<double> levels =
+          d.Values(c, ParamChange::Param::kConcurrency, w.clients[c].concurrency);
+      if (c > 0) {
+        ASSERT_GE(levels.size(), 2u);
+        EXPECT_EQ(levels[0], 0.0);
+        levels.erase(levels.begin());  // The join.
+      }
+      const double backlog = levels[0];
+      EXPECT_GT(backlog, 0.0);
+      if (levels.size() >= 3) {  // Leaves and rejoins, at its own backlog.
+        EXPECT_EQ(rejoined, -1);
+        rejoined = static_cast<int>(c);
+        EXPECT_EQ(levels[1], 0.0);
+        EXPECT_EQ(levels[2], backlog);
+        levels.erase(levels.begin() + 1, levels.begin() + 3);
+      }
+      if (levels.size() == 2) {  // Leaves for good.
+        EXPECT_EQ(gone_for_good, -1);
+        gone_for_good = static_cast<int>(c);
+        EXPECT_EQ(levels[1], 0.0);
+      }
+      EXPECT_LE(levels.size(), 2u);
+    }
+    EXPECT_GE(rejoined, 0);
+    EXPECT_NE(gone_for_good, rejoined);
+    EXPECT_EQ(gone_for_good >= 0, w.steps.size() == w.clients.size() + 2);
   } else if (family == "steps") {
     ASSERT_TRUE(Within(w.steps.size(), 1, 2));
     const ParamChange& step = w.steps[0].changes[0];

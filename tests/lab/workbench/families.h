@@ -39,6 +39,7 @@ Sketch HeavyTailFamily(Draw& draw);
 Sketch OpenRampFamily(Draw& draw);
 Sketch StaggeredFamily(Draw& draw);
 Sketch PartitionedFamily(Draw& draw);
+Sketch ChurnFamily(Draw& draw);
 Sketch StepsFamily(Draw& draw);
 Sketch ErrorStormFamily(Draw& draw);
 Sketch HangsFamily(Draw& draw);

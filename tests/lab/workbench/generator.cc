@@ -27,6 +27,7 @@ constexpr Family kFamilies[] = {
     {"error_storm", ErrorStormFamily},
     {"hangs", HangsFamily},
     {"partitioned", PartitionedFamily},
+    {"churn", ChurnFamily},
 };
 
 StatusOr<GeneratedWorkload> Generate(const Family& family, int k, uint64_t seed) {

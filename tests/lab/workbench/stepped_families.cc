@@ -164,6 +164,57 @@ Sketch PartitionedFamily(Draw& draw) {
   return s;
 }
 
+// 2 to 4 closed-loop clients with their own limiters share one plant and come and go, as
+// servers added to and removed from one pool: `a` runs from the start and each other client
+// joins from 0 at the start of its phase, as in `staggered`; then one client, drawn from all,
+// leaves (concurrency 0) for a phase and rejoins at its backlog; half the time another one
+// leaves for good in a last phase.
+Sketch ChurnFamily(Draw& draw) {
+  Sketch s;
+  s.scale = draw.ScaleOf({.min_limit = 2});
+  const double limit = s.scale.limit;
+  QueuePlant plant = DrawQueuePlant(draw, s.scale, {.max_servers = 64});
+  const int clients = draw.Int(2, 4);
+  const int leaver = draw.Int(0, clients - 1);
+  const bool last_leaves = draw.Chance(0.5);
+  // Another client than the one that came back, so that the last phase is a second departure.
+  const int last = last_leaves ? (leaver + draw.Int(1, clients - 1)) % clients : -1;
+  s.timeline = PlanPhases(clients + 2 + (last_leaves ? 1 : 0), s.scale.round_trip_ms,
+                          s.scale.goodput());
+  const std::vector<double>& at_s = s.timeline.steps_s;
+  const auto name_of = [](int i) { return std::string(1, static_cast<char>('a' + i)); };
+  std::string words;
+  std::vector<int> backlogs;
+  for (int i = 0; i < clients; ++i) {
+    const std::string name = name_of(i);
+    const int backlog = backlogs.emplace_back(Backlog(draw, limit));
+    s.clients.push_back(ClosedClient(name, i == 0 ? backlog : 0));
+    if (i == 0) {
+      words = name + " with a backlog of " + Jobs(backlog) + " from the start";
+      continue;
+    }
+    const double join_s = at_s[static_cast<size_t>(i - 1)];
+    s.steps.push_back(Step(join_s, "client." + name + ".concurrency", backlog));
+    words += ", " + name + " joining with " + Jobs(backlog) + " at " + Num(join_s) + " s";
+  }
+  const double leave_s = at_s[static_cast<size_t>(clients - 1)];
+  const double back_s = at_s[static_cast<size_t>(clients)];
+  s.steps.push_back(Step(leave_s, "client." + name_of(leaver) + ".concurrency", 0));
+  s.steps.push_back(Step(back_s, "client." + name_of(leaver) + ".concurrency",
+                         backlogs[static_cast<size_t>(leaver)]));
+  words += "; " + name_of(leaver) + " leaving at " + Num(leave_s) + " s and rejoining at " +
+           Num(back_s) + " s";
+  if (last_leaves) {
+    s.steps.push_back(Step(at_s.back(), "client." + name_of(last) + ".concurrency", 0));
+    words += ", " + name_of(last) + " leaving for good at " + Num(at_s.back()) + " s";
+  }
+  s.stages = plant.Stages();
+  s.description = "Churn: clients, each with its own limiter, joining and leaving one plant: " +
+                  plant.Words() + ". Clients: " + words;
+  s.max_limit = MaxLimitFor(limit, *std::max_element(backlogs.begin(), backlogs.end()));
+  return s;
+}
+
 // One parameter steps by a factor f log-uniform in [2, 10], up or down, and half the time back:
 // the servers, the network's scale, the blob sizes or the backlog.
 Sketch StepsFamily(Draw& draw) {
