@@ -1,5 +1,7 @@
 #include "generator.h"
 
+#include <iterator>
+
 #include "draw.h"
 #include "families.h"
 #include "random.h"
@@ -13,8 +15,9 @@ struct Family {
   Sketch (*draw)(Draw&);
 };
 
-// The order of this table is the order GenerateWorkloads deals the families out in: appending a
-// family changes which workload comes when, never what a name draws.
+// The order of this table is the order GenerateWorkloads deals the families out in. A population
+// deals out the first kPopulationFamilies; a family appended after them is drawn by name only, so
+// that a seed's population stays the one every earlier figure was measured on.
 constexpr Family kFamilies[] = {
     {"delay", DelayFamily},
     {"k_servers", KServersFamily},
@@ -29,6 +32,8 @@ constexpr Family kFamilies[] = {
     {"partitioned", PartitionedFamily},
     {"churn", ChurnFamily},
 };
+constexpr size_t kPopulationFamilies = 11;
+static_assert(kPopulationFamilies <= std::size(kFamilies));
 
 StatusOr<GeneratedWorkload> Generate(const Family& family, int k, uint64_t seed) {
   GeneratedWorkload generated;
@@ -63,6 +68,8 @@ StatusOr<GeneratedWorkload> Generate(const Family& family, int k, uint64_t seed)
 
 }  // namespace
 
+size_t PopulationFamilyCount() { return kPopulationFamilies; }
+
 std::vector<std::string_view> WorkloadFamilies() {
   std::vector<std::string_view> names;
   for (const Family& family : kFamilies) names.push_back(family.name);
@@ -76,8 +83,9 @@ StatusOr<std::vector<GeneratedWorkload>> GenerateWorkloads(int count, uint64_t s
                                    std::to_string(count));
   }
   std::vector<const Family*> families;
-  for (const Family& f : kFamilies) {
-    if (family.empty() || f.name == family) families.push_back(&f);
+  for (size_t i = 0; i < std::size(kFamilies); ++i) {
+    const Family& f = kFamilies[i];
+    if (family.empty() ? i < kPopulationFamilies : f.name == family) families.push_back(&f);
   }
   if (families.empty()) {
     std::string known;

@@ -42,9 +42,12 @@ struct GeneratedWorkload {
 
 // The families, in the order GenerateWorkloads deals them out.
 std::vector<std::string_view> WorkloadFamilies();
+// How many of WorkloadFamilies(), the first ones, a population deals out; the rest (`churn`) are
+// drawn by name only, so that a seed's population stays the one earlier figures were measured on.
+size_t PopulationFamilyCount();
 
-// `count` workloads, dealt round-robin over the families (workload i is number i / F of family
-// i % F), or all of `family` if it is not empty. INVALID_ARGUMENT for a negative count or an
+// `count` workloads, dealt round-robin over the population's families (workload i is number
+// i / F of family i % F, F = PopulationFamilyCount()), or all of `family` if it is not empty. INVALID_ARGUMENT for a negative count or an
 // unknown family.
 StatusOr<std::vector<GeneratedWorkload>> GenerateWorkloads(int count, uint64_t seed,
                                                            std::string_view family);
