@@ -71,8 +71,9 @@ struct ServerOptions {
   // A response must be written within this. Default: 30 s.
   std::chrono::milliseconds write_timeout{30'000};
 
-  // How long a request may wait for a store permit, counted from the end of its header (so the
-  // body's transfer counts too); past it: 503 with Retry-After. Default: 100 ms.
+  // How long a request may wait for a store permit, counted from when it passes its request
+  // gate (request_gate.h; at once, but for overload) after its header is in; past it: 503 with
+  // Retry-After. Default: 100 ms.
   std::chrono::milliseconds wait_deadline{100};
   // While a request has waited out its whole wait_deadline within the last wait_deadline
   // (overload), a request that has to queue waits at most this long before its 503 (see
