@@ -117,15 +117,16 @@ def describe(limits):
 
 
 def scrape_until(series, done, deadline):
-    """Scrapes every series each POLL_S until done() is true (True) or `deadline` passes
-    (False)."""
-    while not done():
-        if time.monotonic() > deadline:
-            return False
+    """Scrapes every series each POLL_S, asking done() after each scrape, until it is true
+    (True) or `deadline` passes (False)."""
+    while True:
         for s in series:
             s.scrape()
+        if done():
+            return True
+        if time.monotonic() > deadline:
+            return False
         time.sleep(POLL_S)
-    return True
 
 
 def run(args, cluster, work):
