@@ -16,16 +16,14 @@
 #define BLOBTUNE_EXAMPLES_COMMON_BLOCKING_HTTP_CLIENT_H_
 
 // <utility> before any Asio header: Boost 1.74's awaitable.hpp uses std::exchange without it.
-#include <boost/asio/co_spawn.hpp>
+#include <utility>
+
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
-#include <exception>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "blobtune/base/status_or.h"
 #include "common/http_connection.h"
@@ -36,49 +34,29 @@ namespace blobtune::examples {
 class BlockingHttpClient {
  public:
   // A client of 127.0.0.1:port.
-  explicit BlockingHttpClient(uint16_t port, HttpClientOptions options = {})
-      : BlockingHttpClient({boost::asio::ip::address_v4::loopback(), port}, std::move(options)) {}
-  BlockingHttpClient(boost::asio::ip::tcp::endpoint server, HttpClientOptions options = {})
-      : connection_(io_.get_executor(), server, std::move(options)) {}
+  explicit BlockingHttpClient(uint16_t port, HttpClientOptions options = {});
+  BlockingHttpClient(boost::asio::ip::tcp::endpoint server, HttpClientOptions options = {});
   BlockingHttpClient(const BlockingHttpClient&) = delete;
   BlockingHttpClient& operator=(const BlockingHttpClient&) = delete;
-  ~BlockingHttpClient() = default;
+  ~BlockingHttpClient();
 
   // As the HttpConnection calls of the same names.
-  Status Connect() { return Run(connection_.Connect()); }
+  Status Connect();
   StatusOr<HttpResponse> Send(boost::beast::http::verb verb, std::string target,
-                              std::string body = {}) {
-    return Run(connection_.Send(verb, std::move(target), std::move(body)));
-  }
-  StatusOr<HttpResponse> Send(HttpRequest request) {
-    return Run(connection_.Send(std::move(request)));
-  }
-  Status WriteRaw(std::string_view bytes) { return Run(connection_.WriteRaw(bytes)); }
-  StatusOr<HttpResponse> Read(bool head = false) { return Run(connection_.Read(head)); }
-  bool ServerClosed() { return Run(connection_.ServerClosed()); }
+                              std::string body = {});
+  StatusOr<HttpResponse> Send(HttpRequest request);
+  Status WriteRaw(std::string_view bytes);
+  StatusOr<HttpResponse> Read(bool head = false);
+  bool ServerClosed();
 
   HttpConnection& connection() { return connection_; }
   boost::asio::ip::tcp::socket& socket() { return connection_.socket(); }
 
  private:
-  template <typename T>
-  static boost::asio::awaitable<void> Store(boost::asio::awaitable<T> operation,
-                                            std::optional<T>* result) {
-    result->emplace(co_await std::move(operation));
-  }
-
   // Runs `operation` on io_ until it is done. An exception from it (only std::bad_alloc can be
   // thrown) comes out of io_.run().
   template <typename T>
-  T Run(boost::asio::awaitable<T> operation) {
-    std::optional<T> result;
-    boost::asio::co_spawn(io_, Store(std::move(operation), &result), [](std::exception_ptr e) {
-      if (e) std::rethrow_exception(e);
-    });
-    io_.restart();
-    io_.run();
-    return std::move(*result);
-  }
+  T Run(boost::asio::awaitable<T> operation);
 
   boost::asio::io_context io_;  // Before connection_, which runs on it.
   HttpConnection connection_;
@@ -86,16 +64,8 @@ class BlockingHttpClient {
 
 // GET http://host:port/target on a connection of its own, closed after the answer. `host` is an
 // IP address (INVALID_ARGUMENT otherwise).
-inline StatusOr<HttpResponse> HttpGet(const std::string& host, uint16_t port, std::string target,
-                                      HttpClientOptions options = {}) {
-  boost::system::error_code ec;
-  const boost::asio::ip::address address = boost::asio::ip::make_address(host, ec);
-  if (ec) return Status::InvalidArgument("not an IP address: '" + host + "'");
-  BlockingHttpClient client({address, port}, std::move(options));
-  HttpRequest request = MakeRequest(boost::beast::http::verb::get, std::move(target));
-  request.keep_alive(false);
-  return client.Send(std::move(request));
-}
+StatusOr<HttpResponse> HttpGet(const std::string& host, uint16_t port, std::string target,
+                               HttpClientOptions options = {});
 
 }  // namespace blobtune::examples
 

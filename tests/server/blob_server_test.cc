@@ -8,6 +8,8 @@
 #include <poll.h>
 
 #include <atomic>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/write.hpp>
 #include <chrono>
 #include <cstdio>
 #include <memory>
