@@ -95,6 +95,7 @@ std::string RunAndScrape(std::vector<std::string> argv) {
   return body;
 }
 
+#ifdef BLOBTUNE_WORKBENCH  // Built with the lab (BLOBTUNE_BUILD_LAB).
 TEST(CliMetricsTest, WorkbenchServesEverySimulatedLimiter) {
   const std::string body = RunAndScrape(
       {BLOBTUNE_WORKBENCH, "--workload", BLOBTUNE_WORKLOADS_DIR "/delivery_model.json",
@@ -123,6 +124,7 @@ TEST(CliMetricsTest, WorkbenchServesEverySimulatedLimiter) {
   ASSERT_TRUE(increases.has_value());
   EXPECT_GT(*increases, 0);
 }
+#endif  // BLOBTUNE_WORKBENCH
 
 TEST(CliMetricsTest, DeliveryServesItsLimitersAndStore) {
   const std::string body =
