@@ -13,7 +13,8 @@
 // completions alternate between (1 - g) and (1 + g) times their mean. RunShared() puts several
 // limiters in front of the same resource. In Run(), set_others(n) keeps n accesses of other
 // clients in flight on the resource too, and set_expired_per_round(n) makes the first sample of
-// every round report n callers that gave up waiting (Sample::expired).
+// every round report n callers that gave up waiting (Sample::expired). set_thrash(t) makes a
+// resource whose goodput falls past its knee: every access beyond it slows all by t.
 //
 // Thread-safety: none; a test's local.
 #ifndef BLOBTUNE_TESTS_TUNER_ALGORITHMS_CLOSED_LOOP_H_
@@ -42,7 +43,13 @@ class ClosedLoop {
     return loop;
   }
 
-  Duration LatencyAt(int inflight) const { return std::max(w0_, fixed_ + inflight * service_); }
+  Duration LatencyAt(int inflight) const {
+    const Duration latency = std::max(w0_, fixed_ + inflight * service_);
+    if (thrash_ <= 0 || service_ <= Duration::zero()) return latency;
+    // Past the knee every access in flight beyond it slows all of them by `thrash`.
+    const int64_t past_knee = std::max<int64_t>(0, inflight - w0_ / service_);
+    return std::chrono::duration_cast<Duration>(latency * (1 + thrash_ * past_knee));
+  }
 
   // Runs `rounds` rounds; returns the largest limit seen.
   int Run(LimitAlgorithm& algorithm, int rounds) {
@@ -106,6 +113,8 @@ class ClosedLoop {
   void set_batched(bool batched) { batched_ = batched; }
   void set_expired_per_round(uint32_t expired) { expired_per_round_ = expired; }
   void set_others(int others) { others_ = others; }
+  // A resource that thrashes: see LatencyAt().
+  void set_thrash(double thrash) { thrash_ = thrash; }
   Duration now() const { return now_; }
 
  private:
@@ -117,6 +126,7 @@ class ClosedLoop {
   double gap_jitter_ = 0;
   uint32_t expired_per_round_ = 0;
   int others_ = 0;
+  double thrash_ = 0;
   Duration now_ = std::chrono::seconds(1);
 };
 

@@ -167,6 +167,26 @@ TEST(MarginalLimitTest, ClimbsAGroupCommitUntilItsGoodputFlattens) {
   }
 }
 
+TEST(MarginalLimitTest, HoldsAKneePastWhichTheResourceThrashes) {
+  // Goodput rises up to a knee of 44 and falls past it: a doubling from below the knee loses
+  // goodput, and a probe up from there gains it. The limit holds near the knee, and a probe
+  // that pays does not send it past the knee again and again.
+  ClosedLoop loop(4400us, 100us);
+  loop.set_thrash(0.05);
+  std::unique_ptr<LimitAlgorithm> marginal = Make("marginal");
+  loop.Run(*marginal, 2000);
+  double limit_sum = 0;
+  int above = 0;
+  const int rounds = 2000;
+  for (int r = 0; r < rounds; ++r) {
+    loop.Run(*marginal, 1);
+    limit_sum += marginal->limit();
+    if (marginal->limit() > 1.25 * 44) ++above;
+  }
+  EXPECT_GE(limit_sum / rounds, 0.8 * 44);
+  EXPECT_LE(above, rounds / 100);
+}
+
 TEST(MarginalLimitTest, NeverLeavesItsBoundsAndNeverFallsBelowOne) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     std::mt19937_64 rng(seed);

@@ -186,7 +186,11 @@ void MarginalLimit::CloseSlot() {
         const double gain = m.ln_rate - last_.ln_rate;
         const double error = ElasticityError(dl, 1 / m.successes + 1 / last_.successes);
         if (gain / dl < options_.startup_gain - kStartupErrors * error) {
-          ln_base_ = std::log(static_cast<double>(last_.limit)) + std::clamp(gain, 0.0, dl);
+          // A startup that a probe began ends no lower than that probe, which paid: where a
+          // knee slows the resource past it, the doubling lost what the probe gained.
+          const double knee =
+              std::log(static_cast<double>(last_.limit)) + std::clamp(gain, 0.0, dl);
+          ln_base_ = std::max(knee, std::log(static_cast<double>(startup_floor_)));
           Enter(Phase::kCruise, {});
           return;
         }
@@ -217,6 +221,7 @@ void MarginalLimit::Enter(Phase phase, const Measure& from) {
   before_ = probe_ = {};
   up_ = down_ = {};
   descent_ = 0;
+  startup_floor_ = 1;
   if (phase == Phase::kStartup) {
     ln_base_ = std::log(std::min(2.0 * from.limit, static_cast<double>(max_limit())));
   } else if (phase == Phase::kDrain) {
@@ -247,7 +252,9 @@ void MarginalLimit::Cruise(const Measure& m) {
     const double z = (mean - options_.threshold) * std::sqrt(pool.weight);
     if (dl > 0) {
       if (mean >= options_.startup_gain && z >= options_.confidence) {
+        const int probed = probe_.limit;
         Enter(Phase::kStartup, m);
+        startup_floor_ = probed;
         return;
       }
       if (agrees) {

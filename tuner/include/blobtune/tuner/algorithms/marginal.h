@@ -30,8 +30,9 @@
 //     base slots just before and after it, which must both bind. Evidence is pooled over the
 //     consecutive probes of one direction that agree (up: e > threshold; down: e < threshold),
 //     weighted by their inverse variances, into a mean e and a z = (e - threshold) / error:
-//       probe up:    pooled e >= startup_gain and z >= confidence: startup. Otherwise, if it
-//                    agrees: ln L += step.
+//       probe up:    pooled e >= startup_gain and z >= confidence: startup, which ends no
+//                    lower than the probe (its doubling may lose what the probe gained, past
+//                    a knee where the resource slows). Otherwise, if it agrees: ln L += step.
 //       probe down:  z <= -confidence: drain. Otherwise, if it agrees: ln L -= step, doubled
 //                    for each agreeing probe down in a row before it (at most ln 2).
 //   Drain. The limit halves after every slot while a halving loses less than `threshold` of its
@@ -139,6 +140,7 @@ class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions>
   Measure probe_;            // Cruise: the probe slot awaiting its judgement.
   Evidence up_, down_;
   int descent_ = 0;
+  int startup_floor_ = 1;    // Startup: the lowest limit it may end at.
   double noise_ = 1;         // v: Var(ln X) of a slot times its successes (1 for Poisson).
   double held_s_ = 0;        // Mean time a success held its permit, last slot (seconds).
   Slot slot_;
