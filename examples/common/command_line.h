@@ -24,17 +24,14 @@
 
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <charconv>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -42,6 +39,7 @@
 
 #include "blobtune/base/version.h"
 #include "common/parse_number.h"
+#include "common/range.h"
 
 namespace blobtune::examples {
 
@@ -70,9 +68,7 @@ std::string FlagText(const T& value) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return value ? "true" : "false";
   } else if constexpr (std::is_floating_point_v<T>) {
-    char text[64];  // The shortest fixed-point text that reads back as `value`.
-    auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
-    return error == std::errc() ? std::string(text, end) : std::to_string(value);
+    return NumberText(value);
   } else {
     std::ostringstream out;
     out << value;
@@ -102,52 +98,6 @@ inline std::vector<std::string> SplitList(const std::string& text) {
   }
   return out;
 }
-
-// The values a numeric flag takes. A flag table (CommandLine::Add) states it at the end of the
-// flag's --help text and Parse() refuses a value outside it, in the same words:
-//   Range::Closed(1, 256)      "1..256"         Range::Above(0)     "> 0"
-//   Range::LeftOpen(0, 100)    "in (0, 100]"    Range::AtLeast(0)   ">= 0"
-//   Range::RightOpen(0, 1)     "in [0, 1)"
-// A size flag's bounds read as sizes: Range::Closed(1, 64 << 20) is "1..64M".
-class Range {
- public:
-  static constexpr Range Closed(double low, double high) { return Range(low, high, false, false); }
-  static constexpr Range LeftOpen(double low, double high) { return Range(low, high, true, false); }
-  static constexpr Range RightOpen(double low, double high) {
-    return Range(low, high, false, true);
-  }
-  static constexpr Range Above(double low) { return Range(low, kNoBound, true, false); }
-  static constexpr Range AtLeast(double low) { return Range(low, kNoBound, false, false); }
-
-  // False for NaN.
-  bool Contains(double value) const {
-    const bool above_low = low_open_ ? value > low_ : value >= low_;
-    const bool below_high = high_open_ ? value < high_ : value <= high_;
-    return above_low && below_high;
-  }
-
-  // What follows "must be": "1..256", "in (0, 100]", "> 0"; `sizes` writes the bounds as 64M.
-  std::string Rule(bool sizes) const {
-    auto text = [sizes](double bound) {
-      return sizes ? SizeText(static_cast<size_t>(bound)) : FlagText(bound);
-    };
-    if (high_ == kNoBound) return (low_open_ ? "> " : ">= ") + text(low_);
-    if (!low_open_ && !high_open_) return text(low_) + ".." + text(high_);
-    return std::string("in ") + (low_open_ ? "(" : "[") + text(low_) + ", " + text(high_) +
-           (high_open_ ? ")" : "]");
-  }
-
- private:
-  static constexpr double kNoBound = std::numeric_limits<double>::infinity();
-
-  constexpr Range(double low, double high, bool low_open, bool high_open)
-      : low_(low), high_(high), low_open_(low_open), high_open_(high_open) {}
-
-  double low_;
-  double high_;
-  bool low_open_;
-  bool high_open_;
-};
 
 // A flag stored in `*target`; the value it holds now is the default that --help shows.
 template <typename T>
