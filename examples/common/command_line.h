@@ -110,12 +110,30 @@ template <typename T>
 concept RangedValue =
     std::is_same_v<T, ByteSize> || (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
 
+template <typename T>
+inline constexpr bool kIsOptional = false;
+template <typename T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+// Where a flag with a range keeps its value: a number or a size, or an optional one, whose
+// range is checked only when it was given.
+template <typename T>
+concept RangedTarget = RangedValue<T> || (kIsOptional<T> && RangedValue<typename T::value_type>);
+
+// How a list flag (a vector of strings) takes its items: one after each flag, the flag repeated
+// (--partition a=0.5 --partition b=0.5), or also several after one (--workload a.json b.json).
+enum class ListItems { kOnePerFlag, kManyPerFlag };
+
 class CommandLine;
 
 // One row of a program's flag table (CommandLine::Add): the flag's name without "--", where its
-// value goes (what that holds now is the default --help shows), the value's name in --help, what
-// the flag sets, and for a number or a size the values it takes. A bool is a switch (--json), a
-// vector of strings a flag that may be repeated; anything else takes one value.
+// value goes, the value's name in --help, what the flag sets, and for a number or a size the
+// values it takes (stated at the end of the help: "measured duration (in (0, 86400])"). What
+// the target's type makes of the flag:
+//   bool                      a switch (--json)
+//   std::vector<std::string>  a list, ListItems::kOnePerFlag unless the row says otherwise
+//   std::optional<T>          one value, set only when given; --help shows no default
+//   anything else             one value; what the target holds now is the default --help shows
 class Flag {
  public:
   template <typename T>
@@ -125,38 +143,68 @@ class Flag {
       make_ = [target] { return po::bool_switch(target); };
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       make_ = [target, value_name] {
-        return po::value(target)->composing()->value_name(value_name);
+        return ListValue(target, value_name, ListItems::kOnePerFlag);
+      };
+    } else if constexpr (kIsOptional<T>) {
+      using Value = typename T::value_type;
+      make_ = [target, value_name] {
+        return po::value<Value>()->value_name(value_name)->notifier([target](const Value& value) {
+          *target = value;
+        });
       };
     } else {
       make_ = [target, value_name] { return DefaultedValue(target, value_name); };
     }
   }
 
-  template <RangedValue T>
+  Flag(const char* name, std::vector<std::string>* target, const char* value_name, std::string help,
+       ListItems items)
+      : name_(name),
+        help_(std::move(help)),
+        make_([target, value_name, items] { return ListValue(target, value_name, items); }) {}
+
+  template <RangedTarget T>
   Flag(const char* name, T* target, const char* value_name, std::string help, Range range)
       : Flag(name, target, value_name, std::move(help)) {
-    range_ = range;
-    sizes_ = std::is_same_v<T, ByteSize>;
-    value_ = [target] {
-      if constexpr (std::is_same_v<T, ByteSize>) {
-        return static_cast<double>(target->bytes);
-      } else {
-        return static_cast<double>(*target);
-      }
-    };
-    text_ = [target] { return FlagText(*target); };
+    constexpr bool kSizes =
+        std::is_same_v<T, ByteSize> || std::is_same_v<T, std::optional<ByteSize>>;
+    help_ += " (" + range.Rule(kSizes) + ")";
+    refusal_ = [target, range] { return Refusal(*target, range); };
   }
 
  private:
   friend class CommandLine;
 
+  static po::value_semantic* ListValue(std::vector<std::string>* target, const char* value_name,
+                                       ListItems items) {
+    po::typed_value<std::vector<std::string>>* value =
+        po::value(target)->composing()->value_name(value_name);
+    return items == ListItems::kManyPerFlag ? value->multitoken() : value;
+  }
+
+  // "must be RULE, got VALUE" for a value outside `range`; empty for one inside.
+  template <RangedValue T>
+  static std::string Refusal(const T& value, const Range& range) {
+    constexpr bool kSize = std::is_same_v<T, ByteSize>;
+    double number;
+    if constexpr (kSize) {
+      number = static_cast<double>(value.bytes);
+    } else {
+      number = static_cast<double>(value);
+    }
+    if (range.Contains(number)) return "";
+    return "must be " + range.Rule(kSize) + ", got " + FlagText(value);
+  }
+  template <RangedValue T>
+  static std::string Refusal(const std::optional<T>& value, const Range& range) {
+    return value ? Refusal(*value, range) : "";
+  }
+
   std::string name_;
-  std::string help_;
+  std::string help_;                           // With the range, if any, at its end.
   std::function<po::value_semantic*()> make_;  // Called once, by CommandLine::Add.
-  std::optional<Range> range_;
-  bool sizes_ = false;                 // The bounds read as sizes (64M).
-  std::function<double()> value_;      // With a range: the value given, as a number.
-  std::function<std::string()> text_;  // With a range: the value given, as the user reads it.
+  // With a range: why the value given is refused, empty if it is not.
+  std::function<std::string()> refusal_;
 };
 
 class CommandLine {
@@ -184,10 +232,8 @@ class CommandLine {
   // when 5 is a value --messages takes.
   void Add(std::initializer_list<Flag> flags) {
     for (const Flag& flag : flags) {
-      std::string help = flag.help_;
-      if (flag.range_) help += " (" + flag.range_->Rule(flag.sizes_) + ")";
-      options_.add_options()(flag.name_.c_str(), flag.make_(), help.c_str());
-      if (flag.range_) ranged_.push_back(flag);
+      options_.add_options()(flag.name_.c_str(), flag.make_(), flag.help_.c_str());
+      if (flag.refusal_) ranged_.push_back(flag);
     }
   }
 
@@ -229,9 +275,8 @@ class CommandLine {
       return UsageError(e.what());
     }
     for (const Flag& flag : ranged_) {
-      if (!flag.range_->Contains(flag.value_())) {
-        return UsageError("--" + flag.name_ + ": must be " + flag.range_->Rule(flag.sizes_) +
-                          ", got " + flag.text_());
+      if (std::string refusal = flag.refusal_(); !refusal.empty()) {
+        return UsageError("--" + flag.name_ + ": " + refusal);
       }
     }
     if (values_.count("help") != 0) {
