@@ -4,19 +4,16 @@
 // a stray argument that is no flag (none of the programs takes one), with the message naming the
 // flag or argument as the user typed it; sizes with K/M/G suffixes (ByteSize);
 // defaults in --help as a person writes them (0.1, 4M); comma lists read alike (SplitList).
+// A program declares its flags as one table, where a number's range (range.h) is written once,
+// for --help and for the check:
 //
 //   examples::CommandLine cli("blobtune-load", "blobtune-load: HTTP load against the server.");
-//   cli.Add()("seconds", cli.Value(&seconds, "S"), "measured duration")
-//            ("size", cli.Value(&size, "BYTES"), "PUT body, with an optional K/M/G suffix");
-//   if (int code = cli.Parse(argc, argv); code >= 0) return code;
-//   if (!(seconds > 0)) return cli.BadValue("--seconds", "must be > 0", seconds);
-//
-// Or, so that a number's range is written once for --help and for the check, a table of flags:
-//
 //   cli.Add({
 //       {"seconds", &seconds, "S", "measured duration", Range::LeftOpen(0, 86400)},
 //       {"size", &size, "BYTES", "PUT body, with an optional K/M/G suffix"},
+//       {"json", &json, "", "also print the figures as JSON"},
 //   });
+//   if (int code = cli.Parse(argc, argv); code >= 0) return code;
 //
 // Thread-safety: none needed; a program makes one in main and writes to stdout/stderr from it.
 #ifndef BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
@@ -99,12 +96,6 @@ inline std::vector<std::string> SplitList(const std::string& text) {
   return out;
 }
 
-// A flag stored in `*target`; the value it holds now is the default that --help shows.
-template <typename T>
-po::typed_value<T>* DefaultedValue(T* target, const char* value_name) {
-  return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
-}
-
 // A number or a size: what a Range can bound.
 template <typename T>
 concept RangedValue =
@@ -153,7 +144,9 @@ class Flag {
         });
       };
     } else {
-      make_ = [target, value_name] { return DefaultedValue(target, value_name); };
+      make_ = [target, value_name] {
+        return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
+      };
     }
   }
 
@@ -224,9 +217,6 @@ class CommandLine {
   CommandLine(CommandLine&&) = delete;
   CommandLine& operator=(CommandLine&&) = delete;
 
-  // Declares flags: cli.Add()("name", cli.Value(&x, "N"), "what it sets")("flag", ...).
-  po::options_description_easy_init Add() { return options_.add_options(); }
-
   // Declares a table of flags, in --help's order. Parse() checks each range, in the table's
   // order, before it answers --help or --version: "PROGRAM --messages 5 --version" exits 0
   // when 5 is a value --messages takes.
@@ -235,12 +225,6 @@ class CommandLine {
       options_.add_options()(flag.name_.c_str(), flag.make_(), flag.help_.c_str());
       if (flag.refusal_) ranged_.push_back(flag);
     }
-  }
-
-  // A flag stored in `*target`; the value it holds now is the default that --help shows.
-  template <typename T>
-  static po::typed_value<T>* Value(T* target, const char* value_name = "arg") {
-    return DefaultedValue(target, value_name);
   }
 
   // Reads the command line: the one place a program hands argv on. Returns 0 after --help or
