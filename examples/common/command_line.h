@@ -4,19 +4,16 @@
 // a stray argument that is no flag (none of the programs takes one), with the message naming the
 // flag or argument as the user typed it; sizes with K/M/G suffixes (ByteSize);
 // defaults in --help as a person writes them (0.1, 4M); comma lists read alike (SplitList).
+// A program declares its flags as one table, where a number's range (range.h) is written once,
+// for --help and for the check:
 //
 //   examples::CommandLine cli("blobtune-load", "blobtune-load: HTTP load against the server.");
-//   cli.Add()("seconds", cli.Value(&seconds, "S"), "measured duration")
-//            ("size", cli.Value(&size, "BYTES"), "PUT body, with an optional K/M/G suffix");
-//   if (int code = cli.Parse(argc, argv); code >= 0) return code;
-//   if (!(seconds > 0)) return cli.BadValue("--seconds", "must be > 0", seconds);
-//
-// Or, so that a number's range is written once for --help and for the check, a table of flags:
-//
 //   cli.Add({
 //       {"seconds", &seconds, "S", "measured duration", Range::LeftOpen(0, 86400)},
 //       {"size", &size, "BYTES", "PUT body, with an optional K/M/G suffix"},
+//       {"json", &json, "", "also print the figures as JSON"},
 //   });
+//   if (int code = cli.Parse(argc, argv); code >= 0) return code;
 //
 // Thread-safety: none needed; a program makes one in main and writes to stdout/stderr from it.
 #ifndef BLOBTUNE_EXAMPLES_COMMON_COMMAND_LINE_H_
@@ -24,17 +21,14 @@
 
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <charconv>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -42,6 +36,7 @@
 
 #include "blobtune/base/version.h"
 #include "common/parse_number.h"
+#include "common/range.h"
 
 namespace blobtune::examples {
 
@@ -70,9 +65,7 @@ std::string FlagText(const T& value) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return value ? "true" : "false";
   } else if constexpr (std::is_floating_point_v<T>) {
-    char text[64];  // The shortest fixed-point text that reads back as `value`.
-    auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
-    return error == std::errc() ? std::string(text, end) : std::to_string(value);
+    return NumberText(value);
   } else {
     std::ostringstream out;
     out << value;
@@ -103,69 +96,35 @@ inline std::vector<std::string> SplitList(const std::string& text) {
   return out;
 }
 
-// The values a numeric flag takes. A flag table (CommandLine::Add) states it at the end of the
-// flag's --help text and Parse() refuses a value outside it, in the same words:
-//   Range::Closed(1, 256)      "1..256"         Range::Above(0)     "> 0"
-//   Range::LeftOpen(0, 100)    "in (0, 100]"    Range::AtLeast(0)   ">= 0"
-//   Range::RightOpen(0, 1)     "in [0, 1)"
-// A size flag's bounds read as sizes: Range::Closed(1, 64 << 20) is "1..64M".
-class Range {
- public:
-  static constexpr Range Closed(double low, double high) { return Range(low, high, false, false); }
-  static constexpr Range LeftOpen(double low, double high) { return Range(low, high, true, false); }
-  static constexpr Range RightOpen(double low, double high) {
-    return Range(low, high, false, true);
-  }
-  static constexpr Range Above(double low) { return Range(low, kNoBound, true, false); }
-  static constexpr Range AtLeast(double low) { return Range(low, kNoBound, false, false); }
-
-  // False for NaN.
-  bool Contains(double value) const {
-    const bool above_low = low_open_ ? value > low_ : value >= low_;
-    const bool below_high = high_open_ ? value < high_ : value <= high_;
-    return above_low && below_high;
-  }
-
-  // What follows "must be": "1..256", "in (0, 100]", "> 0"; `sizes` writes the bounds as 64M.
-  std::string Rule(bool sizes) const {
-    auto text = [sizes](double bound) {
-      return sizes ? SizeText(static_cast<size_t>(bound)) : FlagText(bound);
-    };
-    if (high_ == kNoBound) return (low_open_ ? "> " : ">= ") + text(low_);
-    if (!low_open_ && !high_open_) return text(low_) + ".." + text(high_);
-    return std::string("in ") + (low_open_ ? "(" : "[") + text(low_) + ", " + text(high_) +
-           (high_open_ ? ")" : "]");
-  }
-
- private:
-  static constexpr double kNoBound = std::numeric_limits<double>::infinity();
-
-  constexpr Range(double low, double high, bool low_open, bool high_open)
-      : low_(low), high_(high), low_open_(low_open), high_open_(high_open) {}
-
-  double low_;
-  double high_;
-  bool low_open_;
-  bool high_open_;
-};
-
-// A flag stored in `*target`; the value it holds now is the default that --help shows.
-template <typename T>
-po::typed_value<T>* DefaultedValue(T* target, const char* value_name) {
-  return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
-}
-
 // A number or a size: what a Range can bound.
 template <typename T>
 concept RangedValue =
     std::is_same_v<T, ByteSize> || (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
 
+template <typename T>
+inline constexpr bool kIsOptional = false;
+template <typename T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+// Where a flag with a range keeps its value: a number or a size, or an optional one, whose
+// range is checked only when it was given.
+template <typename T>
+concept RangedTarget = RangedValue<T> || (kIsOptional<T> && RangedValue<typename T::value_type>);
+
+// How a list flag (a vector of strings) takes its items: one after each flag, the flag repeated
+// (--partition a=0.5 --partition b=0.5), or also several after one (--workload a.json b.json).
+enum class ListItems { kOnePerFlag, kManyPerFlag };
+
 class CommandLine;
 
 // One row of a program's flag table (CommandLine::Add): the flag's name without "--", where its
-// value goes (what that holds now is the default --help shows), the value's name in --help, what
-// the flag sets, and for a number or a size the values it takes. A bool is a switch (--json), a
-// vector of strings a flag that may be repeated; anything else takes one value.
+// value goes, the value's name in --help, what the flag sets, and for a number or a size the
+// values it takes (stated at the end of the help: "measured duration (in (0, 86400])"). What
+// the target's type makes of the flag:
+//   bool                      a switch (--json)
+//   std::vector<std::string>  a list, ListItems::kOnePerFlag unless the row says otherwise
+//   std::optional<T>          one value, set only when given; --help shows no default
+//   anything else             one value; what the target holds now is the default --help shows
 class Flag {
  public:
   template <typename T>
@@ -175,38 +134,70 @@ class Flag {
       make_ = [target] { return po::bool_switch(target); };
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       make_ = [target, value_name] {
-        return po::value(target)->composing()->value_name(value_name);
+        return ListValue(target, value_name, ListItems::kOnePerFlag);
+      };
+    } else if constexpr (kIsOptional<T>) {
+      using Value = typename T::value_type;
+      make_ = [target, value_name] {
+        return po::value<Value>()->value_name(value_name)->notifier([target](const Value& value) {
+          *target = value;
+        });
       };
     } else {
-      make_ = [target, value_name] { return DefaultedValue(target, value_name); };
+      make_ = [target, value_name] {
+        return po::value(target)->default_value(*target, FlagText(*target))->value_name(value_name);
+      };
     }
   }
 
-  template <RangedValue T>
+  Flag(const char* name, std::vector<std::string>* target, const char* value_name, std::string help,
+       ListItems items)
+      : name_(name),
+        help_(std::move(help)),
+        make_([target, value_name, items] { return ListValue(target, value_name, items); }) {}
+
+  template <RangedTarget T>
   Flag(const char* name, T* target, const char* value_name, std::string help, Range range)
       : Flag(name, target, value_name, std::move(help)) {
-    range_ = range;
-    sizes_ = std::is_same_v<T, ByteSize>;
-    value_ = [target] {
-      if constexpr (std::is_same_v<T, ByteSize>) {
-        return static_cast<double>(target->bytes);
-      } else {
-        return static_cast<double>(*target);
-      }
-    };
-    text_ = [target] { return FlagText(*target); };
+    constexpr bool kSizes =
+        std::is_same_v<T, ByteSize> || std::is_same_v<T, std::optional<ByteSize>>;
+    help_ += " (" + range.Rule(kSizes) + ")";
+    refusal_ = [target, range] { return Refusal(*target, range); };
   }
 
  private:
   friend class CommandLine;
 
+  static po::value_semantic* ListValue(std::vector<std::string>* target, const char* value_name,
+                                       ListItems items) {
+    po::typed_value<std::vector<std::string>>* value =
+        po::value(target)->composing()->value_name(value_name);
+    return items == ListItems::kManyPerFlag ? value->multitoken() : value;
+  }
+
+  // "must be RULE, got VALUE" for a value outside `range`; empty for one inside.
+  template <RangedValue T>
+  static std::string Refusal(const T& value, const Range& range) {
+    constexpr bool kSize = std::is_same_v<T, ByteSize>;
+    double number;
+    if constexpr (kSize) {
+      number = static_cast<double>(value.bytes);
+    } else {
+      number = static_cast<double>(value);
+    }
+    if (range.Contains(number)) return "";
+    return "must be " + range.Rule(kSize) + ", got " + FlagText(value);
+  }
+  template <RangedValue T>
+  static std::string Refusal(const std::optional<T>& value, const Range& range) {
+    return value ? Refusal(*value, range) : "";
+  }
+
   std::string name_;
-  std::string help_;
+  std::string help_;                           // With the range, if any, at its end.
   std::function<po::value_semantic*()> make_;  // Called once, by CommandLine::Add.
-  std::optional<Range> range_;
-  bool sizes_ = false;                 // The bounds read as sizes (64M).
-  std::function<double()> value_;      // With a range: the value given, as a number.
-  std::function<std::string()> text_;  // With a range: the value given, as the user reads it.
+  // With a range: why the value given is refused, empty if it is not.
+  std::function<std::string()> refusal_;
 };
 
 class CommandLine {
@@ -226,25 +217,14 @@ class CommandLine {
   CommandLine(CommandLine&&) = delete;
   CommandLine& operator=(CommandLine&&) = delete;
 
-  // Declares flags: cli.Add()("name", cli.Value(&x, "N"), "what it sets")("flag", ...).
-  po::options_description_easy_init Add() { return options_.add_options(); }
-
   // Declares a table of flags, in --help's order. Parse() checks each range, in the table's
   // order, before it answers --help or --version: "PROGRAM --messages 5 --version" exits 0
   // when 5 is a value --messages takes.
   void Add(std::initializer_list<Flag> flags) {
     for (const Flag& flag : flags) {
-      std::string help = flag.help_;
-      if (flag.range_) help += " (" + flag.range_->Rule(flag.sizes_) + ")";
-      options_.add_options()(flag.name_.c_str(), flag.make_(), help.c_str());
-      if (flag.range_) ranged_.push_back(flag);
+      options_.add_options()(flag.name_.c_str(), flag.make_(), flag.help_.c_str());
+      if (flag.refusal_) ranged_.push_back(flag);
     }
-  }
-
-  // A flag stored in `*target`; the value it holds now is the default that --help shows.
-  template <typename T>
-  static po::typed_value<T>* Value(T* target, const char* value_name = "arg") {
-    return DefaultedValue(target, value_name);
   }
 
   // Reads the command line: the one place a program hands argv on. Returns 0 after --help or
@@ -279,9 +259,8 @@ class CommandLine {
       return UsageError(e.what());
     }
     for (const Flag& flag : ranged_) {
-      if (!flag.range_->Contains(flag.value_())) {
-        return UsageError("--" + flag.name_ + ": must be " + flag.range_->Rule(flag.sizes_) +
-                          ", got " + flag.text_());
+      if (std::string refusal = flag.refusal_(); !refusal.empty()) {
+        return UsageError("--" + flag.name_ + ": " + refusal);
       }
     }
     if (values_.count("help") != 0) {

@@ -1,7 +1,8 @@
 // ParseNumber: a whole command-line value as a number, or false; no locale, no partial reads
 // ("12x" and "" are errors), for the example programs' flag parsers. ParseSize: a size in
 // bytes with an optional K, M or G suffix (powers of 1024), the one way every program reads
-// sizes; SizeText writes one back the way a person would ("4M", "100K", "1000").
+// sizes; SizeText writes one back the way a person would ("4M", "100K", "1000"), and NumberText
+// a number ("0.1", not "0.10000000000000001"; "2", not "2.0").
 //
 //   int n;
 //   if (!examples::ParseNumber(value, n)) return UsageError("--repetitions takes a number");
@@ -51,6 +52,14 @@ inline std::string SizeText(size_t bytes) {
   if (bytes != 0 && bytes % (size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + "M";
   if (bytes != 0 && bytes % (size_t{1} << 10) == 0) return std::to_string(bytes >> 10) + "K";
   return std::to_string(bytes);
+}
+
+// 0.1 -> "0.1", 2 -> "2", 1e6 -> "1000000": the shortest fixed-point text that reads back as
+// `value`.
+inline std::string NumberText(double value) {
+  char text[64];
+  auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+  return error == std::errc() ? std::string(text, end) : std::to_string(value);
 }
 
 }  // namespace blobtune::examples

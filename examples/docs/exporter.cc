@@ -43,8 +43,10 @@ int main(int argc, char** argv) {
   std::string directory = "/tmp/blobtune-doc-exporter";
   blobtune::examples::CommandLine cli(
       "blobtune-doc-exporter", "usage: blobtune-doc-exporter [--address ADDRESS] [--data-dir DIR]\n");
-  cli.Add()("address", cli.Value(&address, "ADDRESS"), "serve /metrics and /status here")(
-      "data-dir", cli.Value(&directory, "DIR"), "the blob store's directory");
+  cli.Add({
+      {"address", &address, "ADDRESS", "serve /metrics and /status here"},
+      {"data-dir", &directory, "DIR", "the blob store's directory"},
+  });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   const blobtune::Status s = Run(address, directory);
   if (!s.ok()) std::fprintf(stderr, "%s\n", s.ToString().c_str());

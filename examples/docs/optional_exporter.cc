@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
   Flags flags;
   examples::CommandLine cli("blobtune-doc-optional-exporter",
                             "usage: blobtune-doc-optional-exporter [--metrics ADDRESS]\n");
-  cli.Add()("metrics", examples::po::value(&flags.metrics)->value_name("ADDRESS"),
-            "serve the limiter's metrics at ADDRESS (e.g. 127.0.0.1:9464)");
+  cli.Add({{"metrics", &flags.metrics, "ADDRESS",
+            "serve the limiter's metrics at ADDRESS (e.g. 127.0.0.1:9464)"}});
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   tuner::LimiterOptions options;
 

@@ -253,26 +253,29 @@ StatusOr<asio::ip::tcp::endpoint> Endpoint(const LoadOptions& options) {
 }  // namespace
 
 Status LoadOptions::Validate() const {
-  // Written so that NaN fails every check (!(x > 0) rather than x <= 0).
-  auto invalid = [](std::string_view field, std::string_view rule) {
-    return Status::InvalidArgument(std::string(field) + " " + std::string(rule));
+  struct Bounded {
+    std::string_view field;
+    double value;
+    Range range;
+    bool sizes = false;  // Bytes, stated as sizes (64M).
   };
-  if (port == 0) return invalid("port", "must be 1..65535");
-  if (connections < 1 || connections > 10000) return invalid("connections", "must be 1..10000");
-  if (!(rate > 0) || rate > 1e6) return invalid("rate", "must be in (0, 1000000]");
-  if (max_connections < 1 || max_connections > 10000) {
-    return invalid("max_connections", "must be 1..10000");
-  }
-  if (!(seconds > 0) || seconds > 86400) return invalid("seconds", "must be in (0, 86400]");
-  if (!(warmup_seconds >= 0) || warmup_seconds > 3600) {
-    return invalid("warmup_seconds", "must be 0..3600");
-  }
-  if (!(put_fraction >= 0) || put_fraction > 1) return invalid("put_fraction", "must be 0..1");
-  if (size > (size_t{64} << 20)) return invalid("size", "must be at most 64M");
-  if (timeout.count() < 1) return invalid("timeout", "must be >= 1");
-  // In milliseconds, the unit of --upload-ms.
-  if (!(upload_time.count() >= 0) || upload_time.count() > 60'000) {
-    return invalid("upload_time", "must be 0..60000");
+  const Bounded bounded[] = {
+      {"port", static_cast<double>(port), kPortRange},
+      {"connections", static_cast<double>(connections), kConnectionsRange},
+      {"rate", rate, kRateRange},
+      {"max_connections", static_cast<double>(max_connections), kMaxConnectionsRange},
+      {"seconds", seconds, kSecondsRange},
+      {"warmup_seconds", warmup_seconds, kWarmupSecondsRange},
+      {"put_fraction", put_fraction, kPutFractionRange},
+      {"size", static_cast<double>(size), kSizeRange, /*sizes=*/true},
+      {"timeout", static_cast<double>(timeout.count()), kTimeoutRange},
+      {"upload_time", upload_time.count(), kUploadTimeRange},
+  };
+  for (const Bounded& b : bounded) {
+    // A NaN is in no range.
+    if (!b.range.Contains(b.value)) {
+      return Status::InvalidArgument(std::string(b.field) + " must be " + b.range.Rule(b.sizes));
+    }
   }
   return Status::Ok();
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "blobtune/base/status_or.h"
+#include "common/range.h"
 
 namespace blobtune::load {
 
@@ -69,6 +70,21 @@ struct LoadOptions {
   // Per-request socket timeout. Default: 10 s.
   std::chrono::milliseconds timeout{10'000};
   uint64_t seed = 1;
+
+  // The values each bounded field takes: Validate() checks them, and blobtune-load's flag
+  // table states them in --help and checks them under the flags' names. Times in milliseconds,
+  // the unit of their flags; kSizeRange in bytes, stated as sizes ("0..64M").
+  using Range = examples::Range;
+  static constexpr Range kPortRange = Range::Closed(1, 65'535);
+  static constexpr Range kConnectionsRange = Range::Closed(1, 10'000);
+  static constexpr Range kRateRange = Range::LeftOpen(0, 1'000'000);
+  static constexpr Range kMaxConnectionsRange = Range::Closed(1, 10'000);
+  static constexpr Range kSecondsRange = Range::LeftOpen(0, 86'400);
+  static constexpr Range kWarmupSecondsRange = Range::Closed(0, 3'600);
+  static constexpr Range kPutFractionRange = Range::Closed(0, 1);
+  static constexpr Range kSizeRange = Range::Closed(0, 64 << 20);
+  static constexpr Range kTimeoutRange = Range::AtLeast(1);
+  static constexpr Range kUploadTimeRange = Range::Closed(0, 60'000);
 
   // OK, or INVALID_ARGUMENT whose message begins with the field out of range
   // ("rate must be in (0, 1000000]"); load_flags.h says it with the flag's name.

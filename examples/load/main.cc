@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,6 @@
 
 namespace {
 
-namespace po = blobtune::examples::po;
 using namespace blobtune;
 
 // The exit status of a run in which no request succeeded (in some class).
@@ -41,70 +41,76 @@ struct Flags {
   bool verify = false;
   uint16_t verify_port = 0;  // 0: read back through --port.
   bool json = false;
-  double max_ok_p99_ms = 0;  // 0: no check.
+  std::optional<double> max_ok_p99_ms;  // Nothing or 0: no check.
 };
+
+constexpr const char* kAbout =
+    "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, one request\n"
+    "each at a time) or open loop (Poisson arrivals at --rate, whatever the answers).\n"
+    "PUTs go to new ids, GETs to ids already acknowledged. With --class, several classes of load\n"
+    "run at once (an interactive client beside a bulk sync), each reported on its own.\n";
+
+constexpr const char* kEpilogue =
+    "A class: --class 'bulk: mode=closed connections=64 put-fraction=1 partition=bulk'\n\n"
+    "Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms was exceeded\n"
+    "(in any class); 2 for bad flags; 3 if the server could not be reached; 4 if no request\n"
+    "succeeded (no 2xx answer in the measured window, in some class: the lines "
+    "'N first said: ...'\nunder 'by status' tell why).\n";
 
 // Exit code 2 with a message for bad flags, 0 after --help or --version, -1 to go on.
 int ParseFlags(int argc, char** argv, Flags* flags) {
-  using examples::ByteSize;
-  using examples::CommandLine;
-  load::LoadOptions& o = flags->load;
+  using examples::Range;
+  using load::LoadOptions;
+  LoadOptions& o = flags->load;
   std::string mode = "closed";
+  examples::ByteSize size{o.size};
+  examples::ByteSize expect_continue{o.expect_continue_bytes};
+  double upload_ms = o.upload_time.count();
   int64_t timeout_ms = o.timeout.count();
-  double upload_ms = 0;
-  ByteSize size{o.size};
-  ByteSize expect_continue{o.expect_continue_bytes};
   std::vector<std::string> class_specs;
-  const std::string class_help =
-      "a class of load run at once with the others (repeatable): NAME (letters, digits, _ and -) "
-      "and the flags above that are its own, without --: " +
-      load::PerClassFlagList() +
-      "; the others are shared. Its ids are PREFIX-NAME-N (example below)";
-  CommandLine cli("blobtune-load",
-                  "blobtune-load: HTTP load against blobtune-server: closed loop (N connections, "
-                  "one request\neach at a time) or open loop (Poisson arrivals at --rate, whatever "
-                  "the answers).\nPUTs go to new ids, GETs to ids already acknowledged. With "
-                  "--class, several classes of load\nrun at once (an interactive client beside a "
-                  "bulk sync), each reported on its own.\n",
-                  "A class: --class 'bulk: mode=closed connections=64 put-fraction=1 "
-                  "partition=bulk'\n\n"
-                  "Exit status: 0; 1 if --verify found a lost or corrupt blob or --max-ok-p99-ms "
-                  "was exceeded\n(in any class); 2 for bad flags; 3 if the server could not be "
-                  "reached; 4 if no request\nsucceeded (no 2xx answer in the measured window, in "
-                  "some class: the lines 'N first said: ...'\nunder 'by status' tell why).\n");
-  cli.Add()("host", cli.Value(&o.host, "HOST"),
-            "server address or name (resolved once at startup, IPv4 first)")(
-      "port", cli.Value(&o.port, "PORT"), "server port")(
-      "mode", cli.Value(&mode, "MODE"), "closed or open")(
-      "connections", cli.Value(&o.connections, "N"),
-      "closed loop: concurrent connections (1..10000)")(
-      "rate", cli.Value(&o.rate, "R"), "open loop: requests per second (in (0, 1000000])")(
-      "max-connections", cli.Value(&o.max_connections, "N"),
-      "open loop: most connections the client opens; a request finding none free is unsent")(
-      "seconds", cli.Value(&o.seconds, "S"), "measured duration (in (0, 86400])")(
-      "warmup", cli.Value(&o.warmup_seconds, "S"), "seconds run before measuring")(
-      "put-fraction", cli.Value(&o.put_fraction, "F"), "share of PUTs (0..1); the rest are GETs")(
-      "size", cli.Value(&size, "BYTES"), "PUT body, bytes with optional K/M/G suffix (0..64M)")(
-      "expect-continue", cli.Value(&expect_continue, "BYTES"),
-      "PUT bodies of at least BYTES ask first (Expect: 100-continue) and are not sent if "
-      "refused (0: never)")(
-      "upload-ms", cli.Value(&upload_ms, "MS"),
-      "send each PUT body over this many milliseconds, as a client on a slow link (0: at once)")(
-      "namespace", cli.Value(&o.ns, "NS"), "blob namespace")(
-      "partition", cli.Value(&o.partition, "NAME"),
-      "the server's partition the requests wait in (sent as Blobtune-Partition)")(
-      "id-prefix", cli.Value(&o.id_prefix, "PREFIX"), "ids are PREFIX-N; use a new prefix per run")(
-      "timeout-ms", cli.Value(&timeout_ms, "MS"), "per-request timeout")(
-      "seed", cli.Value(&o.seed, "N"), "random seed (each class derives its own from it)")(
-      "class", po::value(&class_specs)->value_name("'NAME: KEY=VALUE ...'"), class_help.c_str())(
-      "verify", po::bool_switch(&flags->verify), "read back every acknowledged PUT afterwards")(
-      "verify-port", cli.Value(&flags->verify_port, "PORT"),
-      "read them back through the server on this port of --host instead (another server on "
-      "the same store, such as a Ceph pool); implies --verify")(
-      "max-ok-p99-ms", po::value(&flags->max_ok_p99_ms)->value_name("MS"),
-      "exit 1 if the p99 latency of 2xx answers (of any class) is above this")(
-      "json", po::bool_switch(&flags->json),
-      "also print one JSON line with the figures (one per class)");
+  examples::CommandLine cli("blobtune-load", kAbout, kEpilogue);
+  cli.Add({
+      {"host", &o.host, "HOST", "server address or name (resolved once at startup, IPv4 first)"},
+      {"port", &o.port, "PORT", "server port", LoadOptions::kPortRange},
+      {"mode", &mode, "MODE", "closed or open"},
+      {"connections", &o.connections, "N", "closed loop: concurrent connections",
+       LoadOptions::kConnectionsRange},
+      {"rate", &o.rate, "R", "open loop: requests per second", LoadOptions::kRateRange},
+      {"max-connections", &o.max_connections, "N",
+       "open loop: most connections the client opens; a request finding none free is unsent",
+       LoadOptions::kMaxConnectionsRange},
+      {"seconds", &o.seconds, "S", "measured duration", LoadOptions::kSecondsRange},
+      {"warmup", &o.warmup_seconds, "S", "seconds run before measuring",
+       LoadOptions::kWarmupSecondsRange},
+      {"put-fraction", &o.put_fraction, "F", "share of PUTs; the rest are GETs",
+       LoadOptions::kPutFractionRange},
+      {"size", &size, "BYTES", "PUT body, bytes with optional K/M/G suffix",
+       LoadOptions::kSizeRange},
+      {"expect-continue", &expect_continue, "BYTES",
+       "PUT bodies of at least BYTES ask first (Expect: 100-continue) and are not sent if "
+       "refused (0: never)"},
+      {"upload-ms", &upload_ms, "MS",
+       "send each PUT body over this many milliseconds (0: at once), as a client on a slow link",
+       LoadOptions::kUploadTimeRange},
+      {"namespace", &o.ns, "NS", "blob namespace"},
+      {"partition", &o.partition, "NAME",
+       "the server's partition the requests wait in (sent as Blobtune-Partition)"},
+      {"id-prefix", &o.id_prefix, "PREFIX", "ids are PREFIX-N; use a new prefix per run"},
+      {"timeout-ms", &timeout_ms, "MS", "per-request timeout", LoadOptions::kTimeoutRange},
+      {"seed", &o.seed, "N", "random seed (each class derives its own from it)"},
+      {"class", &class_specs, "'NAME: KEY=VALUE ...'",
+       "a class of load run at once with the others (repeatable): NAME (letters, digits, _ and "
+       "-) and the flags above that are its own, without --: " +
+           load::PerClassFlagList() +
+           "; the others are shared. Its ids are PREFIX-NAME-N (example below)"},
+      {"verify", &flags->verify, "", "read back every acknowledged PUT afterwards"},
+      {"verify-port", &flags->verify_port, "PORT",
+       "read them back through the server on this port of --host instead (another server on "
+       "the same store, such as a Ceph pool); implies --verify"},
+      {"max-ok-p99-ms", &flags->max_ok_p99_ms, "MS",
+       "exit 1 if the p99 latency of 2xx answers (of any class) is above this", Range::AtLeast(0)},
+      {"json", &flags->json, "", "also print one JSON line with the figures (one per class)"},
+  });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   // A host name (localhost) is resolved here, once: one that names nothing is a bad flag.
   StatusOr<boost::asio::ip::address> address = examples::ResolveHost(o.host);
@@ -117,11 +123,9 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   o.expect_continue_bytes = expect_continue.bytes;
   o.upload_time = std::chrono::duration<double, std::milli>(upload_ms);
   o.timeout = std::chrono::milliseconds(timeout_ms);
+  // The table checked every range; whatever else Validate() refuses is a bad flag too.
   if (Status valid = o.Validate(); !valid.ok()) {
     return cli.UsageError(load::InFlagWords(valid, o, "--"));
-  }
-  if (flags->max_ok_p99_ms < 0) {
-    return cli.BadValue("--max-ok-p99-ms", "must be >= 0", flags->max_ok_p99_ms);
   }
   StatusOr<std::vector<load::LoadClass>> classes = load::ParseLoadClasses(class_specs, o);
   if (!classes.ok()) return cli.UsageError("--class: " + std::string(classes.status().message()));
@@ -252,9 +256,10 @@ int main(int argc, char** argv) {
                   Label(runs[i]).c_str());
       no_success = true;
     }
-    if (flags.max_ok_p99_ms > 0 && result.ok.p99_ms > flags.max_ok_p99_ms) {
+    const double max_ok_p99_ms = flags.max_ok_p99_ms.value_or(0);
+    if (max_ok_p99_ms > 0 && result.ok.p99_ms > max_ok_p99_ms) {
       std::printf("  FAIL: %s2xx p99 %.2f ms is over --max-ok-p99-ms %.2f\n",
-                  Label(runs[i]).c_str(), result.ok.p99_ms, flags.max_ok_p99_ms);
+                  Label(runs[i]).c_str(), result.ok.p99_ms, max_ok_p99_ms);
       exit_code = 1;
     }
   }

@@ -52,7 +52,7 @@ for program in "$@"; do
     blobtune-load)
       expect_error "$program" "--port: must be 1..65535, got 0" --port 0
       expect_error "$program" "option '--size' is invalid" --size 4Q
-      expect_error "$program" "--size: must be at most 64M, got 65M" --size 65M
+      expect_error "$program" "--size: must be 0..64M, got 65M" --size 65M
       expect_ok "$program" --size 4K --version ;;
     blobtune-delivery)
       expect_error "$program" "--messages: must be 1..100000, got 0" --messages 0

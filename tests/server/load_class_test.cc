@@ -73,9 +73,25 @@ TEST(LoadClassTest, ARangeIsRefusedInTheWordsOfItsFlag) {
   LoadOptions flags;
   flags.rate = 0;
   EXPECT_EQ(InFlagWords(flags.Validate(), flags, "--"), "--rate: must be in (0, 1000000], got 0");
+  EXPECT_EQ(Refusal({"bulk: connections=10001"}), "bulk: connections: must be 1..10000, got 10001");
   EXPECT_EQ(Refusal({"bulk: max-connections=0"}), "bulk: max-connections: must be 1..10000, got 0");
-  EXPECT_EQ(Refusal({"bulk: size=65M"}), "bulk: size: must be at most 64M, got 65M");
+  EXPECT_EQ(Refusal({"bulk: put-fraction=1.5"}), "bulk: put-fraction: must be 0..1, got 1.5");
+  EXPECT_EQ(Refusal({"bulk: size=65M"}), "bulk: size: must be 0..64M, got 65M");
   EXPECT_EQ(Refusal({"bulk: upload-ms=nan"}), "bulk: upload-ms: must be 0..60000, got nan");
+}
+
+// A class key's range is the range of its flag on the command line (LoadOptions' constants):
+// a bound is taken, the value past it refused, both under the key's name.
+TEST(LoadClassTest, AClassKeyTakesTheRangeOfItsFlag) {
+  EXPECT_TRUE(ParseLoadClasses({"bulk: connections=10000 rate=1000000 put-fraction=0 size=64M "
+                                "upload-ms=60000 max-connections=1"},
+                               LoadOptions{})
+                  .ok());
+  EXPECT_EQ(
+      Refusal({"bulk: size=67108865"}),
+      "bulk: size: must be " + LoadOptions::kSizeRange.Rule(/*sizes=*/true) + ", got 67108865");
+  EXPECT_EQ(Refusal({"bulk: rate=1000001"}),
+            "bulk: rate: must be " + LoadOptions::kRateRange.Rule() + ", got 1000001");
 }
 
 TEST(LoadClassTest, BadSpecsAreRefusedSayingWhatIsWrong) {

@@ -69,28 +69,31 @@ static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler
 
 // Parses the command line into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
-  namespace po = blobtune::examples::po;
+  using blobtune::examples::ListItems;
+  using blobtune::examples::Range;
   pb::BenchOptions& bench = flags.bench;
   blobtune::examples::CommandLine cli(std::string(kProgram), kAbout, kEpilogue);
-  cli.Add()("plant", po::value(&bench.plants)->multitoken()->value_name("NAME..."),
-            "plants to run (default: all, in the order above)")(
-      "algorithm", po::value(&bench.algorithms)->multitoken()->value_name("SPEC..."),
-      "registry specs (\"marginal\", \"aimd:backoff_ratio=0.8\"); default: every registered "
-      "algorithm but \"fixed\" (the sweep is the oracle)")(
-      "repetitions", cli.Value(&bench.repetitions, "N"), "repetitions of every point (1..100)")(
-      "seconds", cli.Value(&bench.measure_s, "S"), "measured seconds per point (0.01..3600)")(
-      "warmup", cli.Value(&bench.warmup_s, "S"),
-      "seconds run before measuring each point (0..3600)")(
-      "seed", cli.Value(&bench.seed, "N"),
-      "seeds the order of the points and the plants' random choices")(
-      "json", po::bool_switch(&flags.json), "print the report as JSON instead of tables")(
-      "plot", po::value(&flags.plot_dir)->value_name("DIR"),
-      "write one SVG per plant into DIR (limit and goodput over time)")(
-      "twin", po::bool_switch(&bench.twin),
-      "run only the sweeps (plus any --algorithm given) and compare each with its simulated "
-      "twin, <workloads>/plant_<name>.json")(
-      "workloads", po::value(&bench.twin_dir)->value_name("DIR"),
-      "where the twins live (default: the source tree's tests/workloads)");
+  cli.Add({
+      {"plant", &bench.plants, "NAME...", "plants to run (default: all, in the order above)",
+       ListItems::kManyPerFlag},
+      {"algorithm", &bench.algorithms, "SPEC...",
+       "registry specs (\"marginal\", \"aimd:backoff_ratio=0.8\"); default: every registered "
+       "algorithm but \"fixed\" (the sweep is the oracle)",
+       ListItems::kManyPerFlag},
+      {"repetitions", &bench.repetitions, "N", "repetitions of every point", Range::Closed(1, 100)},
+      {"seconds", &bench.measure_s, "S", "measured seconds per point", Range::Closed(0.01, 3600)},
+      {"warmup", &bench.warmup_s, "S", "seconds run before measuring each point",
+       Range::Closed(0, 3600)},
+      {"seed", &bench.seed, "N", "seeds the order of the points and the plants' random choices"},
+      {"json", &flags.json, "", "print the report as JSON instead of tables"},
+      {"plot", &flags.plot_dir, "DIR",
+       "write one SVG per plant into DIR (limit and goodput over time)"},
+      {"twin", &bench.twin, "",
+       "run only the sweeps (plus any --algorithm given) and compare each with its simulated "
+       "twin, <workloads>/plant_<name>.json"},
+      {"workloads", &bench.twin_dir, "DIR",
+       "where the twins live (default: the source tree's tests/workloads)"},
+  });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
   for (const std::string& name : bench.plants) {
     if (auto plant = pb::MakePlant(name); !plant.ok()) {
@@ -102,15 +105,6 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   }
   if (cli.Given("algorithm") && bench.algorithms.empty()) {
     return cli.UsageError("--algorithm: needs at least one spec");
-  }
-  if (bench.repetitions < 1 || bench.repetitions > 100) {
-    return cli.BadValue("--repetitions", "must be 1..100", bench.repetitions);
-  }
-  if (!(bench.measure_s >= 0.01 && bench.measure_s <= 3600)) {
-    return cli.BadValue("--seconds", "must be 0.01..3600", bench.measure_s);
-  }
-  if (!(bench.warmup_s >= 0 && bench.warmup_s <= 3600)) {
-    return cli.BadValue("--warmup", "must be 0..3600", bench.warmup_s);
   }
   if (bench.plants.empty()) bench.plants = pb::PlantNames();
   if (!cli.Given("algorithm") && !bench.twin) {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -43,8 +44,8 @@ struct Flags {
   std::optional<uint64_t> seed;
   int threads = 2;
   std::string metrics;  // Prometheus endpoint address; empty: none.
-  int generate = 0;     // Workloads to generate; 0: none.
-  std::string family;   // Only this family; empty: all.
+  std::optional<int> generate;  // Workloads to generate; nothing: none.
+  std::string family;           // Only this family; empty: all.
   std::string write_dir;
   std::string oracle_cache_dir;
 };
@@ -58,7 +59,8 @@ int UsageError(const std::string& message) {
 
 // Parses the command line into `flags`; returns an exit code to stop with, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
-  namespace po = blobtune::examples::po;
+  using blobtune::examples::ListItems;
+  using blobtune::examples::Range;
   blobtune::examples::CommandLine cli(
       std::string(kProgram),
       "usage: blobtune-workbench (--workload FILE... | --suite DIR) [options]\n"
@@ -68,43 +70,38 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       "Exit status: 0 on success, 1 if a simulation fails, 2 on bad flags or a bad workload "
       "file.\n");
   std::string suite;
-  uint64_t seed = 0;
-  cli.Add()("workload", po::value(&flags.workloads)->multitoken()->value_name("FILE..."),
-            "workload files (JSON, see docs/WORKLOADS.md)")(
-      "suite", po::value(&suite)->value_name("DIR"), "every *.json file in DIR, in name order")(
-      "generate", po::value(&flags.generate)->value_name("N"),
-      "N workloads (1..100000) drawn at random from the families of docs/WORKLOADS.md "
-      "(round-robin over them), named <family>-<index>; with --seed S (default 1) the draw, not "
-      "a replacement of each workload's seed")(
-      "family", po::value(&flags.family)->value_name("F"),
-      "draw every generated workload from family F")(
-      "write", po::value(&flags.write_dir)->value_name("DIR"),
-      "also save the generated workloads as DIR/<name>.json (to replay one with --workload)")(
-      "algorithm", po::value(&flags.algorithms)->multitoken()->value_name("SPEC..."),
-      "algorithms to run, as registry specs (\"aimd\", \"vegas:alpha_factor=4\"); default: every "
-      "registered algorithm. \"oracle\" runs the oracle's L* of each phase as a static limit "
-      "switched at each step (a reference)")(
-      "json", po::bool_switch(&flags.json), "print the report as JSON instead of a table")(
-      "plot", po::value(&flags.plot_dir)->value_name("DIR"), "write one SVG per workload into DIR")(
-      "seed", po::value(&seed)->value_name("N"),
-      "seed every workload with N instead of its own seed (with --generate: seed the draw)")(
-      "threads", cli.Value(&flags.threads, "N"), "simulations run at once (1..256)")(
-      "metrics", po::value(&flags.metrics)->value_name("ADDR"),
-      "serve Prometheus metrics of every simulated limiter at ADDR (e.g. 127.0.0.1:9464, :9464; "
-      "port 0 picks one), limiter label \"<workload>/<algorithm>\", latencies in simulated "
-      "time; after the run the program keeps serving until interrupted (Ctrl-C)")(
-      "oracle-cache", po::value(&flags.oracle_cache_dir)->value_name("DIR"),
-      "keep each workload's oracle in DIR and reuse it in later runs (keyed by the workload's "
-      "text, its seed and the oracle's settings, not by the simulator's code: use a new DIR "
-      "after changing the workbench)");
+  cli.Add({
+      {"workload", &flags.workloads, "FILE...", "workload files (JSON, see docs/WORKLOADS.md)",
+       ListItems::kManyPerFlag},
+      {"suite", &suite, "DIR", "every *.json file in DIR, in name order"},
+      {"generate", &flags.generate, "N",
+       "N workloads drawn at random from the families of docs/WORKLOADS.md (round-robin over "
+       "them), named <family>-<index>; with --seed S (default 1) the draw, not a replacement of "
+       "each workload's seed",
+       Range::Closed(1, 100'000)},
+      {"family", &flags.family, "F", "draw every generated workload from family F"},
+      {"write", &flags.write_dir, "DIR",
+       "also save the generated workloads as DIR/<name>.json (to replay one with --workload)"},
+      {"algorithm", &flags.algorithms, "SPEC...",
+       "algorithms to run, as registry specs (\"aimd\", \"vegas:alpha_factor=4\"); default: "
+       "every registered algorithm. \"oracle\" runs the oracle's L* of each phase as a static "
+       "limit switched at each step (a reference)",
+       ListItems::kManyPerFlag},
+      {"json", &flags.json, "", "print the report as JSON instead of a table"},
+      {"plot", &flags.plot_dir, "DIR", "write one SVG per workload into DIR"},
+      {"seed", &flags.seed, "N",
+       "seed every workload with N instead of its own seed (with --generate: seed the draw)"},
+      {"threads", &flags.threads, "N", "simulations run at once", Range::Closed(1, 256)},
+      {"metrics", &flags.metrics, "ADDR",
+       "serve Prometheus metrics of every simulated limiter at ADDR (e.g. 127.0.0.1:9464, "
+       ":9464; port 0 picks one), limiter label \"<workload>/<algorithm>\", latencies in "
+       "simulated time; after the run the program keeps serving until interrupted (Ctrl-C)"},
+      {"oracle-cache", &flags.oracle_cache_dir, "DIR",
+       "keep each workload's oracle in DIR and reuse it in later runs (keyed by the workload's "
+       "text, its seed and the oracle's settings, not by the simulator's code: use a new DIR "
+       "after changing the workbench)"},
+  });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
-  if (cli.Given("seed")) flags.seed = seed;
-  if (flags.threads < 1 || flags.threads > 256) {
-    return cli.BadValue("--threads", "must be 1..256", flags.threads);
-  }
-  if (cli.Given("generate") && (flags.generate < 1 || flags.generate > 100'000)) {
-    return cli.BadValue("--generate", "must be 1..100000", flags.generate);
-  }
   if (cli.Given("workload") && flags.workloads.empty()) {
     return cli.UsageError("--workload: needs at least one file");
   }
@@ -122,7 +119,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     std::sort(files.begin(), files.end());
     flags.workloads.insert(flags.workloads.end(), files.begin(), files.end());
   }
-  if (flags.generate > 0) {
+  if (flags.generate) {
     if (!flags.workloads.empty()) {
       return cli.UsageError(
           "--generate runs generated workloads only: drop --workload and --suite");
@@ -141,7 +138,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
 // stop with, or -1 to go on.
 int AddGenerated(const Flags& flags, wb::BenchOptions& options) {
   blobtune::StatusOr<std::vector<wb::GeneratedWorkload>> generated =
-      wb::GenerateWorkloads(flags.generate, flags.seed.value_or(1), flags.family);
+      wb::GenerateWorkloads(*flags.generate, flags.seed.value_or(1), flags.family);
   if (!generated.ok()) return UsageError(generated.status().ToString());
   if (!flags.write_dir.empty()) {
     std::error_code error;
@@ -176,7 +173,7 @@ int main(int argc, char** argv) {
 
   wb::BenchOptions options;
   options.workload_files = flags.workloads;
-  if (flags.generate > 0) {
+  if (flags.generate) {
     if (int code = AddGenerated(flags, options); code >= 0) return code;
   } else {
     options.seed = flags.seed;
