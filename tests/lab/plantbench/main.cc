@@ -100,12 +100,6 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       return cli.UsageError("--plant: " + std::string(plant.status().message()));
     }
   }
-  if (cli.Given("plant") && bench.plants.empty()) {
-    return cli.UsageError("--plant: needs at least one name");
-  }
-  if (cli.Given("algorithm") && bench.algorithms.empty()) {
-    return cli.UsageError("--algorithm: needs at least one spec");
-  }
   if (bench.plants.empty()) bench.plants = pb::PlantNames();
   if (!cli.Given("algorithm") && !bench.twin) {
     for (std::string_view name : blobtune::tuner::AlgorithmNames()) {

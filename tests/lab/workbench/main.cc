@@ -102,12 +102,6 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
        "after changing the workbench)"},
   });
   if (int code = cli.Parse(argc, argv); code >= 0) return code;
-  if (cli.Given("workload") && flags.workloads.empty()) {
-    return cli.UsageError("--workload: needs at least one file");
-  }
-  if (cli.Given("algorithm") && flags.algorithms.empty()) {
-    return cli.UsageError("--algorithm: needs at least one spec");
-  }
   if (cli.Given("suite")) {
     std::error_code error;
     std::vector<std::string> files;
