@@ -4,9 +4,11 @@ state is kept) and its own blobtune-load: both are served; every PUT either load
 acknowledged reads back byte for byte through the OTHER server; and once server A's clients have
 stopped, server B takes the capacity they leave, before B's load ends: the store operations B
 serves alone (its writes, and the reads of A's read-back, which go through B) reach most of the
-writes both servers served together, and B's write limit (blobtune_limiter_limit) rises above
-its median while it shared the pool. Served operations are the rates of
-blobtune_limiter_permits_total{outcome="success"} in each server's /metrics.
+writes both servers served together. Served operations are the rates of
+blobtune_limiter_permits_total{outcome="success"} in each server's /metrics. B's write limit
+(blobtune_limiter_limit) is reported, not judged: with A's clients gone each access is faster, so
+B may carry A's share at the limit it had, or even a lower one (Little's law), and a limit that
+fell while B served more is not a failure to take the capacity.
 
 A throwaway cluster (scripts/rados-cluster) with a pool made for the test; exits 77 (skipped)
 where ceph-mon or ceph-osd is not installed."""
@@ -167,23 +169,18 @@ def run(args, cluster, work):
                  describe(shared_limits)), flush=True)
 
         # A's clients have stopped: before its load ends, B alone must serve most of what the
-        # pair served, and its write limit must rise above where it sat while shared.
+        # pair served.
         shared_median = statistics.median(shared_limits)
         alone_from = time.monotonic()
-        reached = {}  # "served" and "limit": (seconds after A's clients stopped, the value).
+        reached = {}  # "served": (seconds after A's clients stopped, operations per second).
 
         def took_over():
             now = time.monotonic()
             served = (series["b"].rate(now - WINDOW_S, reads=True)
                       if now - alone_from >= WINDOW_S else None)
-            if "served" not in reached and served is not None and served >= TAKEOVER * pair:
+            if served is not None and served >= TAKEOVER * pair:
                 reached["served"] = (now - alone_from, served)
-            limits = series["b"].limits(alone_from)
-            # A limit never rises above the concurrency its clients offer.
-            if "limit" not in reached and limits and (limits[-1] > shared_median or
-                                                      shared_median >= CONNECTIONS):
-                reached["limit"] = (now - alone_from, limits[-1])
-            return len(reached) == 2
+            return "served" in reached
 
         if not scrape_until([series["b"]], took_over, b_ends):
             best = max([series["b"].rate(p[0], p[0] + WINDOW_S, reads=True) or 0.0
@@ -193,9 +190,9 @@ def run(args, cluster, work):
                  "%s shared" % (best, WINDOW_S, 100 * TAKEOVER, pair,
                                 describe(series["b"].limits(alone_from)), describe(shared_limits)))
         print("B alone: %.0f operations/s (%.0f%% of the pair's writes) %.1f s after A's clients "
-              "stopped; write limit %g (median %g shared) after %.1f s"
+              "stopped; write limit %s alone, median %g shared"
               % (reached["served"][1], 100 * reached["served"][1] / pair, reached["served"][0],
-                 reached["limit"][1], shared_median, reached["limit"][0]), flush=True)
+                 describe(series["b"].limits(alone_from)), shared_median), flush=True)
 
         for name, other in (("a", "b"), ("b", "a")):
             finish_load(loads.pop(name), name, port[name], port[other])
