@@ -33,36 +33,24 @@ class LimiterObserver {
 
   // The observed limiter is built (Limiter::Create calls this before it returns) and until
   // OnLimiterDestroyed may be read from any thread: its limit, gauges, bounds and estimates.
-  virtual void OnLimiterCreated(const Limiter& limiter) { (void)limiter; }
+  virtual void OnLimiterCreated(const Limiter& /*limiter*/) {}
   // The observed limiter is being destroyed (its destructor calls this first): from when this
   // returns, `limiter` must not be touched.
-  virtual void OnLimiterDestroyed(const Limiter& limiter) { (void)limiter; }
+  virtual void OnLimiterDestroyed(const Limiter& /*limiter*/) {}
 
   // The callbacks below name the partition of the acquirer or permit (always the first, index
   // 0, for a limiter without partitions).
 
   // A permit was granted; `queue_wait` is zero for permits granted without waiting.
-  virtual void OnGranted(PartitionId partition, Duration queue_wait) {
-    (void)partition;
-    (void)queue_wait;
-  }
+  virtual void OnGranted(PartitionId /*partition*/, Duration /*queue_wait*/) {}
   // An acquire ended without a permit.
-  virtual void OnAcquireFailed(PartitionId partition, AcquireFailure why) {
-    (void)partition;
-    (void)why;
-  }
+  virtual void OnAcquireFailed(PartitionId /*partition*/, AcquireFailure /*why*/) {}
   // A permit was released. `sample` is null for ignored permits and for untimed ones.
-  virtual void OnReleased(PartitionId partition, PermitOutcome outcome, const Sample* sample) {
-    (void)partition;
-    (void)outcome;
-    (void)sample;
-  }
+  virtual void OnReleased(PartitionId /*partition*/, PermitOutcome /*outcome*/,
+                          const Sample* /*sample*/) {}
   // The algorithm moved the limit. Called with the limiter's algorithm state consistent.
-  virtual void OnLimitChanged(int old_limit, int new_limit, const AlgorithmEstimates& estimates) {
-    (void)old_limit;
-    (void)new_limit;
-    (void)estimates;
-  }
+  virtual void OnLimitChanged(int /*old_limit*/, int /*new_limit*/,
+                              const AlgorithmEstimates& /*estimates*/) {}
 };
 
 }  // namespace blobtune::tuner
