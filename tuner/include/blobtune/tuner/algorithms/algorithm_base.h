@@ -59,20 +59,8 @@ class AlgorithmBase : public LimitAlgorithm {
 
   std::string_view name() const noexcept final { return Algorithm::kName; }
   int limit() const noexcept final { return limit_; }
-  int min_limit() const noexcept final {
-    if constexpr (kMoves) {
-      return options_.limits.min_limit;
-    } else {
-      return options_.limit;
-    }
-  }
-  int max_limit() const noexcept final {
-    if constexpr (kMoves) {
-      return options_.limits.max_limit;
-    } else {
-      return options_.limit;
-    }
-  }
+  int min_limit() const noexcept final { return Limits(options_).min_limit; }
+  int max_limit() const noexcept final { return Limits(options_).max_limit; }
   std::unique_ptr<LimitAlgorithm> Clone() const final {
     return std::make_unique<Algorithm>(static_cast<const Algorithm&>(*this));
   }
@@ -81,19 +69,21 @@ class AlgorithmBase : public LimitAlgorithm {
 
  protected:
   // REQUIRES: options.Validate() is OK.
-  explicit AlgorithmBase(const Options& options) : options_(options) {
-    if constexpr (kMoves) {
-      limit_ = options.limits.initial_limit;
-    } else {
-      limit_ = options.limit;
-    }
-  }
+  explicit AlgorithmBase(const Options& options)
+      : options_(options), limit_(Limits(options).initial_limit) {}
 
   Options options_;
-  int limit_ = 1;  // The limit in force; the law keeps it within [min_limit(), max_limit()].
+  int limit_;  // The limit in force; the law keeps it within [min_limit(), max_limit()].
 
  private:
-  static constexpr bool kMoves = requires(const Options& o) { o.limits.initial_limit; };
+  // The options' `limits`, or for options with one `limit` that never moves, that limit thrice.
+  static auto Limits(const Options& o) noexcept {
+    if constexpr (requires { o.limits; }) {
+      return o.limits;
+    } else {
+      return LimitBounds<1, 1, 1>{o.limit, o.limit, o.limit};
+    }
+  }
 };
 
 }  // namespace blobtune::tuner
