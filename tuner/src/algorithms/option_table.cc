@@ -34,8 +34,4 @@ Status CheckOption(std::string_view algorithm, std::string_view name, OptionType
   return Status::Ok();
 }
 
-Status OptionOutOfRange(std::string_view algorithm, std::string_view name, double value) {
-  return InvalidField(algorithm, name, "is out of range", value);
-}
-
 }  // namespace blobtune::tuner::algorithms_internal

@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "algorithm_internal.h"
 #include "blobtune/base/clock.h"
@@ -72,9 +73,9 @@ struct OptionRow {
   OptionRange range;
   std::string_view meaning;  // One line, for the reference.
   // The numbers the field's type can hold, for text: an int, a uint64_t exact in a double, a
-  // Duration of at most ~285 years in nanoseconds.
-  double representable_min = 0;
-  double representable_max = 0;
+  // Duration of at most ~285 years in nanoseconds, any double.
+  double representable_min = -std::numeric_limits<double>::infinity();
+  double representable_max = std::numeric_limits<double>::infinity();
   double (*get)(const Options& options) = nullptr;  // In the text's unit.
   // REQUIRES: CheckOptionText(...) accepted `value`.
   void (*set)(Options& options, double value) = nullptr;
@@ -88,44 +89,42 @@ using OptionTable = std::span<const OptionRow<Options>>;
 template <typename Options>
 OptionTable<Options> OptionsOf();
 
-template <typename Member>
-struct FieldOf;
-template <typename O, typename T>
-struct FieldOf<T O::*> {
-  using Options = O;
-  using Type = T;
-};
-
-// A row for the field `kField` (e.g. &AimdLimit::Options::backoff_ratio).
-template <auto kField>
-constexpr OptionRow<typename FieldOf<decltype(kField)>::Options> Option(std::string_view name,
-                                                                        OptionRange range,
-                                                                        std::string_view meaning) {
-  using Options = typename FieldOf<decltype(kField)>::Options;
-  using T = typename FieldOf<decltype(kField)>::Type;
+// A row for the field of Options that `field`, a lambda without captures, returns a reference
+// to; the field's type says how text reads into it.
+template <typename Options, typename Field>
+constexpr OptionRow<Options> FieldRow(std::string_view name, OptionRange range,
+                                      std::string_view meaning, Field /*field*/) {
+  using T = std::remove_cvref_t<decltype(Field{}(std::declval<Options&>()))>;
   using Millis = std::chrono::duration<double, std::milli>;
   OptionRow<Options> row{.name = name, .range = range, .meaning = meaning};
   if constexpr (std::is_same_v<T, Duration>) {
     row.type = OptionType::kMilliseconds;
     row.representable_min = -9e12;  // 9e18 ns, about 285 years: a 64-bit count holds it.
     row.representable_max = 9e12;
-    row.get = [](const Options& o) { return Millis(o.*kField).count(); };
-    row.set = [](Options& o, double v) { o.*kField = std::chrono::round<Duration>(Millis(v)); };
-  } else if constexpr (std::is_floating_point_v<T>) {
-    row.representable_min = -std::numeric_limits<double>::max();
-    row.representable_max = std::numeric_limits<double>::max();
-    row.get = [](const Options& o) { return static_cast<double>(o.*kField); };
-    row.set = [](Options& o, double v) { o.*kField = static_cast<T>(v); };
+    row.get = [](const Options& o) { return Millis(Field{}(o)).count(); };
+    row.set = [](Options& o, double v) { Field{}(o) = std::chrono::round<Duration>(Millis(v)); };
   } else {
-    row.type = OptionType::kInteger;
-    row.representable_min = static_cast<double>(std::numeric_limits<T>::min());
-    // 2^53 for 64-bit integers: every whole number up to it is exact in a double.
-    row.representable_max =
-        std::min(static_cast<double>(std::numeric_limits<T>::max()), 9007199254740992.0);
-    row.get = [](const Options& o) { return static_cast<double>(o.*kField); };
-    row.set = [](Options& o, double v) { o.*kField = static_cast<T>(v); };
+    row.get = [](const Options& o) { return static_cast<double>(Field{}(o)); };
+    row.set = [](Options& o, double v) { Field{}(o) = static_cast<T>(v); };
+    if constexpr (std::is_integral_v<T>) {
+      row.type = OptionType::kInteger;
+      row.representable_min = static_cast<double>(std::numeric_limits<T>::min());
+      // 2^53 for 64-bit integers: every whole number up to it is exact in a double.
+      row.representable_max =
+          std::min(static_cast<double>(std::numeric_limits<T>::max()), 9007199254740992.0);
+    }
   }
   return row;
+}
+
+template <typename Class, typename T>
+Class ClassOf(T Class::*member);  // Only in decltype: the class of a member pointer.
+
+// A row for the field `kField` (e.g. &AimdLimit::Options::backoff_ratio).
+template <auto kField>
+constexpr auto Option(std::string_view name, OptionRange range, std::string_view meaning) {
+  return FieldRow<decltype(ClassOf(kField))>(name, range, meaning,
+                                             [](auto& o) -> auto& { return o.*kField; });
 }
 
 template <typename T, size_t N, size_t M>
@@ -136,27 +135,17 @@ constexpr std::array<T, N + M> Concat(const std::array<T, N>& a, const std::arra
   return out;
 }
 
-// A row for one of the `limits` (LimitBounds, algorithm_base.h), e.g. &Bounds::min_limit.
-template <typename Options, auto kBound>
-constexpr OptionRow<Options> LimitRow(std::string_view name, std::string_view meaning) {
-  return {.name = name,
-          .type = OptionType::kInteger,
-          .range = Closed(1, kLimitCeiling),
-          .meaning = meaning,
-          .representable_min = static_cast<double>(std::numeric_limits<int>::min()),
-          .representable_max = static_cast<double>(std::numeric_limits<int>::max()),
-          .get = [](const Options& o) { return static_cast<double>(o.limits.*kBound); },
-          .set = [](Options& o, double v) { o.limits.*kBound = static_cast<int>(v); }};
-}
-
-// The three rows of every algorithm with a range of limits, first in its table; CheckOptions
-// also checks how they relate (ValidateLimits).
+// The three rows of `limits` (LimitBounds, algorithm_base.h), first in the table of every
+// algorithm that has them; CheckOptions also checks how they relate (ValidateLimits).
 template <typename Options>
 constexpr std::array<OptionRow<Options>, 3> LimitRows() {
-  using Bounds = decltype(Options::limits);
-  return {LimitRow<Options, &Bounds::initial_limit>("initial_limit", "the limit before any sample"),
-          LimitRow<Options, &Bounds::min_limit>("min_limit", "floor of the limit"),
-          LimitRow<Options, &Bounds::max_limit>("max_limit", "ceiling of the limit")};
+  constexpr OptionRange kLimits = Closed(1, kLimitCeiling);
+  return {FieldRow<Options>("initial_limit", kLimits, "the limit before any sample",
+                            [](auto& o) -> auto& { return o.limits.initial_limit; }),
+          FieldRow<Options>("min_limit", kLimits, "floor of the limit",
+                            [](auto& o) -> auto& { return o.limits.min_limit; }),
+          FieldRow<Options>("max_limit", kLimits, "ceiling of the limit",
+                            [](auto& o) -> auto& { return o.limits.max_limit; })};
 }
 
 // What a row accepts, as errors and the reference say it: "an integer in [1, 1000000]",
@@ -186,16 +175,14 @@ Status CheckOptions(std::string_view algorithm, const Options& options) {
   return Status::Ok();
 }
 
-// INVALID_ARGUMENT "<algorithm>: parameter '<name>' is out of range (got <value>)".
-Status OptionOutOfRange(std::string_view algorithm, std::string_view name, double value);
-
-// CheckOption, then whether the field's type can hold `value` (OptionOutOfRange): a number from
-// text, before row.set.
+// CheckOption, then whether the field's type can hold `value`, else INVALID_ARGUMENT
+// "<algorithm>: parameter '<name>' is out of range (got <value>)": a number from text, before
+// row.set.
 template <typename Options>
 Status CheckOptionText(std::string_view algorithm, const OptionRow<Options>& row, double value) {
   if (Status s = CheckOption(algorithm, row.name, row.type, row.range, value); !s.ok()) return s;
   if (value < row.representable_min || value > row.representable_max) {
-    return OptionOutOfRange(algorithm, row.name, value);
+    return InvalidField(algorithm, row.name, "is out of range", value);
   }
   return Status::Ok();
 }
