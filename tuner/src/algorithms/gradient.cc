@@ -139,16 +139,16 @@ void EnvoyGradientLimit::MaybeFinishMinRttWindow(TimePoint now) {
 }
 
 int EnvoyGradientLimit::CalculateNewLimit() const {
-  // Both are set by now: updates happen only after the first minRTT window.
-  const auto min_rtt =
-      static_cast<double>(std::max<Duration::rep>(min_rtt_.value_or(Duration::zero()).count(), 1));
-  const auto sample_rtt = static_cast<double>(
-      std::max<Duration::rep>(sample_rtt_.value_or(Duration::zero()).count(), 1));
+  // Both are set by now (updates happen only after the first minRTT window); at least 1 ns.
+  auto ns = [](std::optional<Duration> rtt) {
+    return static_cast<double>(std::max<Duration::rep>(rtt.value_or(Duration::zero()).count(), 1));
+  };
+  const double min_rtt = ns(min_rtt_);
   const double buffered_min_rtt = min_rtt + min_rtt * options_.buffer_percent / 100;
-  const double gradient = std::clamp(buffered_min_rtt / sample_rtt, kMinGradient, kMaxGradient);
+  const double gradient =
+      std::clamp(buffered_min_rtt / ns(sample_rtt_), kMinGradient, kMaxGradient);
   const double scaled = limit_ * gradient;
-  const double headroom = std::sqrt(scaled);
-  return internal::ClampLimit(scaled + headroom, min_limit(), max_limit());
+  return internal::ClampLimit(scaled + std::sqrt(scaled), min_limit(), max_limit());
 }
 
 void EnvoyGradientLimit::SetLimit(int new_limit, TimePoint at) {
@@ -196,11 +196,9 @@ Duration EnvoyGradientLimit::Jittered(Duration interval) {
 }
 
 AlgorithmEstimates EnvoyGradientLimit::estimates() const {
-  AlgorithmEstimates estimates;
-  estimates.baseline_latency = min_rtt_;
-  estimates.recent_latency = sample_rtt_;
-  estimates.state = InMinRttWindow() ? "min_rtt_window" : "adjusting";
-  return estimates;
+  return {.baseline_latency = min_rtt_,
+          .recent_latency = sample_rtt_,
+          .state = InMinRttWindow() ? "min_rtt_window" : "adjusting"};
 }
 
 }  // namespace blobtune::tuner
