@@ -137,23 +137,6 @@ Limiter::~Limiter() {
 
 // --- Granting -------------------------------------------------------------------------------
 
-bool internal::LimiterState::TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept {
-  // seq_cst loads: see the memory-ordering note on state_ in the header (a waiter's retry after
-  // setting the queued bit must see a limit raised meanwhile). On x86 they cost the same as
-  // relaxed ones.
-  uint64_t state = state_.load(std::memory_order_seq_cst);
-  for (;;) {
-    uint64_t held = state & kInflightMask;
-    if (held >= static_cast<uint64_t>(limit_.load(std::memory_order_seq_cst))) return false;
-    if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, std::memory_order_seq_cst,
-                                     std::memory_order_seq_cst)) {
-      *inflight = static_cast<int>(held + 1);
-      *sequence = state >> kSequenceShift;
-      return true;
-    }
-  }
-}
-
 Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept {
   uint32_t stride = stride_.load(std::memory_order_relaxed);
   uint64_t weight = 1;
@@ -192,10 +175,10 @@ bool internal::LimiterState::TryClaimGuaranteed(uint32_t partition, int* infligh
   return true;
 }
 
-std::optional<Permit> Limiter::TryGrantAtOnce(PartitionId partition) {
+std::optional<Permit> Limiter::TryGrantAtOnce(PartitionId partition, bool try_free_slot) {
   int inflight = 0;
   uint64_t sequence = 0;
-  if (TryTakeFreeSlot(&inflight, &sequence)) {
+  if (try_free_slot && TryTakeSlot(&inflight, &sequence)) {
     CountGrant(partition.index);
   } else if (!TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
     return std::nullopt;
@@ -205,11 +188,8 @@ std::optional<Permit> Limiter::TryGrantAtOnce(PartitionId partition) {
 }
 
 std::optional<Permit> Limiter::TryAcquireSlow(PartitionId partition) {
-  int inflight = 0;
-  uint64_t sequence = 0;
-  if (TryClaimGuaranteed(partition.index, &inflight, &sequence)) {
-    if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
-    return MakePermit(partition.index, inflight, sequence);
+  if (std::optional<Permit> permit = TryGrantAtOnce(partition, /*try_free_slot=*/false)) {
+    return permit;
   }
   CountUp(refused_);
   if (observer_ != nullptr) observer_->OnAcquireFailed(partition, AcquireFailure::kRejected);
@@ -249,7 +229,7 @@ void internal::LimiterState::GrantWaitersLocked() {
     if (w == nullptr) break;
     int inflight = 0;
     uint64_t sequence = 0;
-    if (TryTakeSlotForWaiter(&inflight, &sequence)) {
+    if (TryTakeSlot</*kForWaiter=*/true>(&inflight, &sequence)) {
       CountGrant(w->partition);
     } else if (!TryClaimGuaranteed(w->partition, &inflight, &sequence)) {  // Counts it.
       break;

@@ -204,7 +204,7 @@ class Limiter : private internal::LimiterState {
   [[gnu::always_inline]] std::optional<Permit> TryAcquire(PartitionId partition = {}) {
     int inflight = 0;
     uint64_t sequence = 0;
-    if (!TryTakeFreeSlot(&inflight, &sequence)) [[unlikely]] return TryAcquireSlow(partition);
+    if (!TryTakeSlot(&inflight, &sequence)) [[unlikely]] return TryAcquireSlow(partition);
     CountGrant(partition.index);
     if (observer_ != nullptr) observer_->OnGranted(partition, Duration::zero());
     return MakePermit(partition.index, inflight, sequence);
@@ -276,9 +276,10 @@ class Limiter : private internal::LimiterState {
   // The state and what the limiter does short of building permits: internal/limiter_state.h.
   explicit Limiter(LimiterOptions options);
 
-  // A permit for `partition` without waiting: a free slot while nobody is queued, or one the
-  // partition is guaranteed; observed as granted. std::nullopt (nothing counted) otherwise.
-  std::optional<Permit> TryGrantAtOnce(PartitionId partition);
+  // A permit for `partition` without waiting: a free slot while nobody is queued (unless
+  // `try_free_slot` is false), or one the partition is guaranteed; observed as granted.
+  // std::nullopt (nothing counted) otherwise.
+  std::optional<Permit> TryGrantAtOnce(PartitionId partition, bool try_free_slot = true);
   // A TryAcquire() that found no free slot: a permit the partition is guaranteed, or a refusal
   // (counted, observed, std::nullopt).
   std::optional<Permit> TryAcquireSlow(PartitionId partition);

@@ -62,17 +62,23 @@ class LimiterState {
   static constexpr uint64_t kGrantUnit = uint64_t{1} << kSequenceShift;
 
   // Takes a slot if inflight < limit and nobody is queued (TryAcquire, and Acquire before it
-  // queues). On success fills the grant's inflight and sequence.
-  bool TryTakeFreeSlot(int* inflight, uint64_t* sequence) noexcept {
-    uint64_t state = state_.load(std::memory_order_relaxed);
+  // queues), or for the first queued waiter (kForWaiter) whoever is queued. On success fills the
+  // grant's inflight and sequence. A waiter's loads are seq_cst (see the memory-ordering note on
+  // state_: its retry after setting the queued bit must see a limit raised meanwhile).
+  template <bool kForWaiter = false>
+  bool TryTakeSlot(int* inflight, uint64_t* sequence) noexcept {
+    constexpr std::memory_order kLoad =
+        kForWaiter ? std::memory_order_seq_cst : std::memory_order_relaxed;
+    constexpr std::memory_order kTake =
+        kForWaiter ? std::memory_order_seq_cst : std::memory_order_acquire;
+    uint64_t state = state_.load(kLoad);
     for (;;) {
       const uint64_t held = state & kInflightMask;
-      if ((state & kQueuedBit) != 0 ||
-          held >= static_cast<uint64_t>(limit_.load(std::memory_order_relaxed))) {
+      if ((!kForWaiter && (state & kQueuedBit) != 0) ||
+          held >= static_cast<uint64_t>(limit_.load(kLoad))) {
         return false;
       }
-      if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, std::memory_order_acquire,
-                                       std::memory_order_relaxed)) [[likely]] {
+      if (state_.compare_exchange_weak(state, state + kGrantUnit + 1, kTake, kLoad)) [[likely]] {
         *inflight = static_cast<int>(held + 1);
         *sequence = state >> kSequenceShift;
         return true;
@@ -98,9 +104,6 @@ class LimiterState {
       GrantWaiters();
     }
   }
-  // Takes a slot for the first queued waiter if inflight < limit. Same results as
-  // TryTakeFreeSlot.
-  bool TryTakeSlotForWaiter(int* inflight, uint64_t* sequence) noexcept;
   // Takes a slot for `partition` beyond the limit if it holds fewer permits than it is
   // guaranteed (partition.h). On success fills the grant's inflight and sequence. The permits in
   // flight stay below the limit plus the guarantees, 2 x kMaxLimit, within kInflightMask.
