@@ -267,11 +267,6 @@ void internal::LimiterState::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   w.Notify();
 }
 
-std::optional<TimePoint> internal::LimiterState::Enqueue(Waiter& w, TimePoint deadline) {
-  MutexLock lock(queue_mu_);
-  return EnqueueLocked(w, deadline);
-}
-
 std::optional<TimePoint> internal::LimiterState::EnqueueLocked(Waiter& w, TimePoint deadline) {
   assert(w.state == Waiter::State::kIdle);
   if (queue_->size() >= max_queue_) return std::nullopt;
@@ -538,6 +533,12 @@ AlgorithmEstimates Limiter::estimates() const {
 
 std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter, PartitionId partition) {
   return limiter.TryGrantAtOnce(partition);
+}
+
+std::optional<TimePoint> Limiter::AsyncAccess::Enqueue(Limiter& limiter, Waiter& w,
+                                                       TimePoint deadline) {
+  MutexLock lock(limiter.queue_mu_);
+  return limiter.EnqueueLocked(w, deadline);
 }
 
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,

@@ -322,9 +322,7 @@ class Limiter::AsyncAccess {
  public:
   static std::optional<Permit> TryAcquire(Limiter& limiter, PartitionId partition);
   static std::optional<TimePoint> Enqueue(Limiter& limiter, internal::Waiter& w,
-                                          TimePoint deadline) {
-    return limiter.Enqueue(w, deadline);
-  }
+                                          TimePoint deadline);
   static std::optional<StatusOr<Permit>> Poll(Limiter& limiter, internal::Waiter& w,
                                               TimePoint deadline);
   // Fails `w` with CANCELLED if it still waits.

@@ -120,7 +120,6 @@ class LimiterState {
   // Queues `w` and grants it a slot at once if one is free. Returns how long it may wait: its
   // `deadline`, or sooner while overloaded (see LimiterOptions::overload_wait); std::nullopt if
   // the queue is full.
-  std::optional<TimePoint> Enqueue(Waiter& w, TimePoint deadline) BLOBTUNE_EXCLUDES(queue_mu_);
   std::optional<TimePoint> EnqueueLocked(Waiter& w, TimePoint deadline)
       BLOBTUNE_REQUIRES(queue_mu_);
   void FailWaiterLocked(Waiter& w, AcquireFailure why) BLOBTUNE_REQUIRES(queue_mu_);
