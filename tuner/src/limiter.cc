@@ -328,10 +328,7 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
   waiter.partition = partition.index;
   // Constructed before taking queue_mu_: if stop was already requested the callback runs
   // right here and must be able to lock.
-  std::stop_callback on_stop(stop, [this, &waiter] {
-    MutexLock lock(queue_mu_);
-    if (waiter.state == Waiter::State::kWaiting) FailWaiterLocked(waiter, AcquireFailure::kCancelled);
-  });
+  std::stop_callback on_stop(stop, [this, &waiter] { AsyncAccess::Cancel(*this, waiter); });
   // Observer calls and Status construction happen after the queue mutex is released.
   std::optional<StatusOr<Permit>> result;
   {
