@@ -461,24 +461,18 @@ void internal::LimiterState::ApplyPublishedSamples() noexcept {
 }
 
 void internal::LimiterState::ApplySample(const Sample& sample) noexcept {
-  int old_limit = limit_.load(std::memory_order_relaxed);
-  int new_limit = std::clamp(algorithm_->Update(sample), 1, kMaxLimit);
+  const int old_limit = limit_.load(std::memory_order_relaxed);
+  const int new_limit = std::clamp(algorithm_->Update(sample), 1, kMaxLimit);
   UpdateStride(sample);
-  if (new_limit == old_limit) {
-    if (++samples_since_estimates_ >= kEstimatesEverySamples) {
-      samples_since_estimates_ = 0;
-      MutexLock lock(estimates_mu_);
-      estimates_ = algorithm_->estimates();
-    }
-    return;
-  }
-  limit_.store(new_limit, std::memory_order_seq_cst);
-  AlgorithmEstimates estimates = algorithm_->estimates();
+  if (new_limit == old_limit && ++samples_since_estimates_ < kEstimatesEverySamples) return;
+  if (new_limit != old_limit) limit_.store(new_limit, std::memory_order_seq_cst);
+  samples_since_estimates_ = 0;
+  const AlgorithmEstimates estimates = algorithm_->estimates();
   {
     MutexLock lock(estimates_mu_);
     estimates_ = estimates;
-    samples_since_estimates_ = 0;
   }
+  if (new_limit == old_limit) return;
   if (observer_ != nullptr) observer_->OnLimitChanged(old_limit, new_limit, estimates);
   // A higher limit frees slots for waiters; seq_cst store then load pairs with EnqueueLocked().
   if (new_limit > old_limit && (state_.load(std::memory_order_seq_cst) & kQueuedBit) != 0) {
