@@ -2,19 +2,62 @@
 // partition, and the rule that picks which partition's waiter gets the next free permit
 // (partition.h states it for users).
 //
-// Thread-safety: none; the Limiter guards it with its queue mutex.
+// The queues are lists of nodes that live in the acquirers themselves (a blocking acquirer's
+// stack frame, an async operation's state), so queueing never allocates. FIFO and LIFO differ
+// only in which end a new waiter joins; grants always take the front.
+//
+// Thread-safety: none; the Limiter guards them with its queue mutex.
 #ifndef BLOBTUNE_TUNER_SRC_PARTITION_QUEUES_H_
 #define BLOBTUNE_TUNER_SRC_PARTITION_QUEUES_H_
 
+#include <cassert>
 #include <cstddef>
 #include <span>
 #include <vector>
 
 #include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/partition.h"
-#include "wait_queue.h"
 
 namespace blobtune::tuner::internal {
+
+// One partition's waiters: an intrusive, allocation-free list.
+class WaitQueue {
+ public:
+  WaitQueue() = default;
+  WaitQueue(const WaitQueue&) = delete;
+  WaitQueue& operator=(const WaitQueue&) = delete;
+
+  bool empty() const noexcept { return head_ == nullptr; }
+  size_t size() const noexcept { return size_; }
+  Waiter* front() const noexcept { return head_; }
+
+  void PushBack(Waiter* w) noexcept {
+    assert(w->prev == nullptr && w->next == nullptr);
+    w->prev = tail_;
+    (tail_ ? tail_->next : head_) = w;
+    tail_ = w;
+    ++size_;
+  }
+  void PushFront(Waiter* w) noexcept {
+    assert(w->prev == nullptr && w->next == nullptr);
+    w->next = head_;
+    (head_ ? head_->prev : tail_) = w;
+    head_ = w;
+    ++size_;
+  }
+  // REQUIRES: w is in this queue.
+  void Remove(Waiter* w) noexcept {
+    (w->prev ? w->prev->next : head_) = w->next;
+    (w->next ? w->next->prev : tail_) = w->prev;
+    w->prev = w->next = nullptr;
+    --size_;
+  }
+
+ private:
+  Waiter* head_ = nullptr;
+  Waiter* tail_ = nullptr;
+  size_t size_ = 0;
+};
 
 // What the choice of a partition looks at.
 struct PartitionStanding {
@@ -37,7 +80,6 @@ class PartitionQueues {
   PartitionQueues(const PartitionQueues&) = delete;
   PartitionQueues& operator=(const PartitionQueues&) = delete;
 
-  size_t count() const noexcept { return standing_.size(); }
   bool empty() const noexcept { return size_ == 0; }
   size_t size() const noexcept { return size_; }
   size_t size(size_t partition) const noexcept { return queues_[partition].size(); }
