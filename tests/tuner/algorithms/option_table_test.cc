@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "algorithm_internal.h"
-#include "algorithm_options.h"
 #include "blobtune/tuner/algorithm_registry.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 namespace {

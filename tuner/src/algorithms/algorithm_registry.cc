@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "algorithm_internal.h"
-#include "algorithm_options.h"
+#include "option_table.h"
 
 namespace blobtune::tuner {
 namespace {

@@ -38,6 +38,12 @@
 #include "algorithm_internal.h"
 #include "blobtune/base/clock.h"
 #include "blobtune/base/status.h"
+#include "blobtune/tuner/algorithms/aimd.h"
+#include "blobtune/tuner/algorithms/fixed.h"
+#include "blobtune/tuner/algorithms/gradient.h"
+#include "blobtune/tuner/algorithms/gradient2.h"
+#include "blobtune/tuner/algorithms/marginal.h"
+#include "blobtune/tuner/algorithms/vegas.h"
 
 namespace blobtune::tuner::algorithms_internal {
 
@@ -85,9 +91,21 @@ template <typename Options>
 using OptionTable = std::span<const OptionRow<Options>>;
 
 // Each algorithm's rows, in the order the registry lists them. Specialized in the algorithm's
-// .cc file; declared for the registry in algorithm_options.h.
+// .cc file, and declared here for the registry.
 template <typename Options>
 OptionTable<Options> OptionsOf();
+template <>
+OptionTable<FixedLimit::Options> OptionsOf<FixedLimit::Options>();
+template <>
+OptionTable<AimdLimit::Options> OptionsOf<AimdLimit::Options>();
+template <>
+OptionTable<EnvoyGradientLimit::Options> OptionsOf<EnvoyGradientLimit::Options>();
+template <>
+OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>();
+template <>
+OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>();
+template <>
+OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>();
 
 // A row for the field of Options that `field`, a lambda without captures, returns a reference
 // to; the field's type says how text reads into it.
