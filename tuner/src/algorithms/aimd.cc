@@ -10,11 +10,8 @@ namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
 
-namespace algorithms_internal {
-
-// The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<AimdLimit::Options> OptionsOf<AimdLimit::Options>() {
+internal::OptionTable<AimdLimit::Options> internal::OptionsOf<AimdLimit::Options>() {
   using O = AimdLimit::Options;
   static constexpr std::array kRows = {
       Option<&O::backoff_ratio>("backoff_ratio", ClosedOpen(0.5, 1),
@@ -24,8 +21,6 @@ OptionTable<AimdLimit::Options> OptionsOf<AimdLimit::Options>() {
   static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
   return kOptions;
 }
-
-}  // namespace algorithms_internal
 
 Status AimdOptions::Validate() const { return internal::CheckOptions(AimdLimit::kName, *this); }
 

@@ -7,19 +7,15 @@
 
 namespace blobtune::tuner {
 
-namespace algorithms_internal {
-
-// The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<FixedLimit::Options> OptionsOf<FixedLimit::Options>() {
+algorithms_internal::OptionTable<FixedLimit::Options>
+algorithms_internal::OptionsOf<FixedLimit::Options>() {
   using O = FixedLimit::Options;
   static constexpr std::array kRows = {
       Option<&O::limit>("limit", Closed(1, kLimitCeiling), "the limit, in accesses"),
   };
   return kRows;
 }
-
-}  // namespace algorithms_internal
 
 Status FixedOptions::Validate() const {
   return algorithms_internal::CheckOptions(FixedLimit::kName, *this);

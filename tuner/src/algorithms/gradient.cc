@@ -21,11 +21,9 @@ constexpr double kMaxGradient = 2.0;
 
 }  // namespace
 
-namespace algorithms_internal {
-
-// The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<EnvoyGradientLimit::Options> OptionsOf<EnvoyGradientLimit::Options>() {
+internal::OptionTable<EnvoyGradientLimit::Options>
+internal::OptionsOf<EnvoyGradientLimit::Options>() {
   using O = EnvoyGradientLimit::Options;
   static constexpr std::array kRows = {
       Option<&O::concurrency_update_interval>("concurrency_update_interval_ms",
@@ -49,8 +47,6 @@ OptionTable<EnvoyGradientLimit::Options> OptionsOf<EnvoyGradientLimit::Options>(
   static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
   return kOptions;
 }
-
-}  // namespace algorithms_internal
 
 Status EnvoyGradientOptions::Validate() const {
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;

@@ -21,11 +21,8 @@ constexpr double kLongRttDecay = 0.95;
 
 }  // namespace
 
-namespace algorithms_internal {
-
-// The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>() {
+internal::OptionTable<Gradient2Limit::Options> internal::OptionsOf<Gradient2Limit::Options>() {
   using O = Gradient2Limit::Options;
   static constexpr std::array kRows = {
       Option<&O::smoothing>("smoothing", OpenClosed(0, 1),
@@ -48,8 +45,6 @@ OptionTable<Gradient2Limit::Options> OptionsOf<Gradient2Limit::Options>() {
   static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
   return kOptions;
 }
-
-}  // namespace algorithms_internal
 
 Status Gradient2Options::Validate() const {
   constexpr std::string_view kName = Gradient2Limit::kName;

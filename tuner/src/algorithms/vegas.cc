@@ -11,11 +11,8 @@ namespace blobtune::tuner {
 
 namespace internal = algorithms_internal;
 
-namespace algorithms_internal {
-
-// The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>() {
+internal::OptionTable<VegasLimit::Options> internal::OptionsOf<VegasLimit::Options>() {
   using O = VegasLimit::Options;
   static constexpr std::array kRows = {
       Option<&O::smoothing>("smoothing", OpenClosed(0, 1),
@@ -35,8 +32,6 @@ OptionTable<VegasLimit::Options> OptionsOf<VegasLimit::Options>() {
   static constexpr auto kOptions = Concat(LimitRows<O>(), kRows);
   return kOptions;
 }
-
-}  // namespace algorithms_internal
 
 Status VegasOptions::Validate() const {
   constexpr std::string_view kName = VegasLimit::kName;
