@@ -156,7 +156,7 @@ Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t seq
     }
     weight = std::min<uint64_t>(sequence > previous ? sequence - previous : 1, kMaxStride * 4);
   }
-  return Permit(this, partition, clock_.Now(), inflight, static_cast<uint32_t>(weight));
+  return Permit(this, partition, inflight, clock_.Now(), static_cast<uint32_t>(weight));
 }
 
 bool internal::LimiterState::TryClaimGuaranteed(uint32_t partition, int* inflight,

@@ -164,12 +164,9 @@ class Permit {
 
  private:
   friend class Limiter;
-  // Untimed.
-  Permit(Limiter* limiter, uint32_t partition, int inflight) noexcept
-      : limiter_(limiter), inflight_(inflight), partition_(partition) {}
-  // Timed from `start`; its sample stands for `weight` completions.
-  Permit(Limiter* limiter, uint32_t partition, TimePoint start, int inflight,
-         uint32_t weight) noexcept
+  // Untimed, or timed from `start` with a sample that stands for `weight` (> 0) completions.
+  Permit(Limiter* limiter, uint32_t partition, int inflight, TimePoint start = {},
+         uint32_t weight = 0) noexcept
       : limiter_(limiter), start_(start), inflight_(inflight), weight_(weight),
         partition_(partition) {}
   void Release(PermitOutcome outcome, uint64_t bytes) noexcept;
