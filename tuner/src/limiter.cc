@@ -249,11 +249,8 @@ void internal::LimiterState::UpdateQueuedBitLocked() {
   if (queued == queued_bit_) return;
   queued_bit_ = queued;
   // seq_cst: see the note on state_ (setting the bit pairs with a limit increase).
-  if (queued) {
-    state_.fetch_or(kQueuedBit, std::memory_order_seq_cst);
-  } else {
-    state_.fetch_and(~kQueuedBit, std::memory_order_seq_cst);
-  }
+  queued ? state_.fetch_or(kQueuedBit, std::memory_order_seq_cst)
+         : state_.fetch_and(~kQueuedBit, std::memory_order_seq_cst);
 }
 
 void internal::LimiterState::FailWaiterLocked(Waiter& w, AcquireFailure why) {
