@@ -407,29 +407,32 @@ Permit& Permit::operator=(Permit&& other) noexcept {
 }
 
 void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept {
-  bool sampled = outcome != PermitOutcome::kIgnored;
+  // A plain load first: without refusals or timeouts, releases write nothing more.
+  auto take = [](std::atomic<uint32_t>& count) {
+    return count.load(std::memory_order_relaxed) == 0
+               ? uint32_t{0}
+               : count.exchange(0, std::memory_order_relaxed);
+  };
+  const bool sampled = outcome != PermitOutcome::kIgnored;
   Sample sample;
   if (sampled) {
-    sample.start = permit.start_;
-    sample.latency = clock_.Now() - permit.start_;
-    sample.setup = permit.setup_;
-    sample.inflight = permit.inflight_;
-    sample.dropped = outcome == PermitOutcome::kDropped;
-    sample.bytes = bytes;
-    sample.weight = permit.weight_;
-    // A plain load first: without refusals, releases write nothing more.
-    if (refused_.load(std::memory_order_relaxed) != 0) {
-      sample.refused = refused_.exchange(0, std::memory_order_relaxed);
-    }
-    if (expired_.load(std::memory_order_relaxed) != 0) {
-      sample.expired = expired_.exchange(0, std::memory_order_relaxed);
-    }
+    sample = {.start = permit.start_,
+              .latency = clock_.Now() - permit.start_,
+              .inflight = permit.inflight_,
+              .dropped = outcome == PermitOutcome::kDropped,
+              .bytes = bytes,
+              .setup = permit.setup_,
+              .refused = take(refused_),
+              .expired = take(expired_),
+              .weight = permit.weight_};
   }
   ReturnSlot(permit.partition_);
   if (observer_ != nullptr) {
     observer_->OnReleased(PartitionId{permit.partition_}, outcome, sampled ? &sample : nullptr);
   }
-  if (sampled) RecordSample(sample);
+  if (!sampled) return;
+  if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
+  ApplyPublishedSamples();
 }
 
 void internal::LimiterState::CountUp(std::atomic<uint32_t>& count) noexcept {
@@ -438,11 +441,6 @@ void internal::LimiterState::CountUp(std::atomic<uint32_t>& count) noexcept {
   while (n != std::numeric_limits<uint32_t>::max() &&
          !count.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
   }
-}
-
-void internal::LimiterState::RecordSample(const Sample& sample) noexcept {
-  if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
-  ApplyPublishedSamples();
 }
 
 void internal::LimiterState::ApplyPublishedSamples() noexcept {

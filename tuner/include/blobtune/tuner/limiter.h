@@ -288,12 +288,6 @@ class Limiter : private internal::LimiterState {
   }
   // For a grant that the stride times, or one that checks whether a sample is overdue.
   Permit MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept;
-  // An untimed permit: its release is one fetch_sub (two with partitions), and the observer
-  // hears of it.
-  void ReleaseUntimed(uint32_t partition, PermitOutcome outcome) noexcept {
-    ReturnSlot(partition);
-    if (observer_ != nullptr) observer_->OnReleased(PartitionId{partition}, outcome, nullptr);
-  }
   // A timed permit: its release makes a sample (unless it is ignored) for the algorithm.
   void ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
   // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
@@ -308,10 +302,12 @@ class Limiter : private internal::LimiterState {
 inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
   if (limiter_ == nullptr) return;
   Limiter* limiter = std::exchange(limiter_, nullptr);
-  if (weight_ == 0) {
-    limiter->ReleaseUntimed(partition_, outcome);
-  } else {
+  if (weight_ != 0) {
     limiter->ReleaseTimed(*this, outcome, bytes);
+  } else {  // Untimed: one fetch_sub (two with partitions), and the observer hears of it.
+    limiter->ReturnSlot(partition_);
+    LimiterObserver* observer = limiter->observer_;
+    if (observer != nullptr) observer->OnReleased(PartitionId{partition_}, outcome, nullptr);
   }
 }
 

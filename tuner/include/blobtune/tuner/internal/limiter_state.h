@@ -128,7 +128,6 @@ class LimiterState {
 
   // Adds one to refused_ or expired_.
   static void CountUp(std::atomic<uint32_t>& count) noexcept;
-  void RecordSample(const Sample& sample) noexcept;
   // Applies the published samples while it wins algorithm_busy_, as often as samples remain.
   void ApplyPublishedSamples() noexcept;
   // REQUIRES: the caller holds algorithm_busy_.
