@@ -1,35 +1,17 @@
 #include "blobtune/tuner/algorithm_state.h"
 
+#include <cstdio>
+
+#include "algorithms/algorithm_internal.h"
 #include "blobtune/base/version.h"
 #include "blobtune/tuner/limit_algorithm.h"
-
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <system_error>
 
 namespace blobtune::tuner {
 namespace {
 
+using algorithms_internal::Trim;
+
 constexpr std::string_view kFormatLine = "blobtune-algorithm-state 1";
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-bool IsKey(std::string_view key) {
-  if (key.empty()) return false;
-  for (char c : key) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
 
 Status LineError(size_t line, std::string_view what) {
   return Status::InvalidArgument("algorithm state, line " + std::to_string(line) + ": " +
@@ -77,20 +59,19 @@ StatusOr<AlgorithmState> AlgorithmState::FromText(std::string_view text) {
     const std::string_view key = line.substr(0, space);
     const std::string_view rest =
         space == std::string_view::npos ? std::string_view() : Trim(line.substr(space + 1));
-    if (!IsKey(key) || rest.empty()) return LineError(line_number, "expected 'key value'");
+    if (!algorithms_internal::IsIdentifier(key) || rest.empty()) {
+      return LineError(line_number, "expected 'key value'");
+    }
     if (key == "version" || key == "algorithm") {
       std::string& field = key == "version" ? state.version : state.algorithm;
       if (!field.empty()) return LineError(line_number, std::string(key) + " given twice");
       field = std::string(rest);
       continue;
     }
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-    if (ec != std::errc() || ptr != rest.data() + rest.size() || !std::isfinite(value)) {
-      return LineError(line_number, "'" + std::string(rest) + "' is not a finite number");
-    }
+    const std::optional<double> value = algorithms_internal::ParseFiniteNumber(rest);
+    if (!value) return LineError(line_number, "'" + std::string(rest) + "' is not a finite number");
     if (state.Find(key)) return LineError(line_number, std::string(key) + " given twice");
-    state.values.emplace_back(std::string(key), value);
+    state.values.emplace_back(std::string(key), *value);
   }
   if (!format_seen) return Status::InvalidArgument("algorithm state is empty");
   if (state.version.empty() || state.algorithm.empty()) {

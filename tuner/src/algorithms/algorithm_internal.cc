@@ -20,6 +20,30 @@ std::string FormatNumber(double value) {
   return ec == std::errc() ? std::string(buffer.data(), end) : std::string("?");
 }
 
+std::optional<double> ParseFiniteNumber(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string_view Trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\r";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+bool IsIdentifier(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
 Status InvalidField(std::string_view algorithm, std::string_view name, std::string_view rule,
                     double value) {
   std::string message(algorithm);

@@ -1,11 +1,13 @@
 // Private helpers shared by the limit algorithm ports: the errors of config checks, limit
-// clamping, and Netflix's log10 step function. Not installed.
+// clamping, Netflix's log10 step function, and the words and numbers of spec and state text
+// (algorithm_registry.h, algorithm_state.h). Not installed.
 //
 // Thread-safety: stateless functions.
 #ifndef BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
 #define BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,16 @@ Status ValidateLimits(std::string_view algorithm, int min_limit, int initial_lim
 
 // The shortest text that reads back as `value` ("0.9", "1000000", "1e-07").
 std::string FormatNumber(double value);
+
+// All of `text` as a finite number (std::from_chars, so no leading '+'), or std::nullopt.
+std::optional<double> ParseFiniteNumber(std::string_view text);
+
+// `text` without the spaces, tabs and line ends around it.
+std::string_view Trim(std::string_view text);
+
+// Whether `text` can name an algorithm, a parameter or a state value: non-empty, and only a-z,
+// 0-9 and '_'.
+bool IsIdentifier(std::string_view text);
 
 // INVALID_ARGUMENT "<algorithm>: parameter '<name>' <rule> (got <value>)", `name` as the spec
 // text names the option.

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
-#include <system_error>
+#include <optional>
 #include <utility>
 
 #include "algorithm_internal.h"
@@ -15,23 +13,20 @@ namespace {
 
 using ParamMap = std::map<std::string, double, std::less<>>;
 using algorithms_internal::FormatNumber;
+using algorithms_internal::IsIdentifier;
 using algorithms_internal::OptionRow;
 using algorithms_internal::OptionsOf;
+using algorithms_internal::Trim;
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-template <typename Options>
-std::vector<std::string_view> ParamNames() {
-  std::vector<std::string_view> names;
-  for (const OptionRow<Options>& row : OptionsOf<Options>()) names.push_back(row.name);
-  return names;
-}
-
-std::string Join(const std::vector<std::string_view>& names) {
+// The names of `items`, comma-separated.
+template <typename Items>
+std::string JoinNames(const Items& items) {
   std::string joined;
-  for (std::string_view name : names) {
+  for (const auto& item : items) {
     if (!joined.empty()) joined += ", ";
-    joined += name;
+    joined += item.name;
   }
   return joined;
 }
@@ -51,7 +46,7 @@ StatusOr<std::unique_ptr<LimitAlgorithm>> Build(std::string_view algorithm,
                                   [&key](const OptionRow<Options>& r) { return r.name == key; });
     if (row == rows.end()) {
       return Status::InvalidArgument(std::string(algorithm) + ": unknown parameter " + Quote(key) +
-                                     "; valid: " + Join(ParamNames<Options>()));
+                                     "; valid: " + JoinNames(rows));
     }
     if (Status s = algorithms_internal::CheckOptionText(algorithm, *row, value); !s.ok()) {
       return s;
@@ -108,36 +103,6 @@ const RegistryEntry* FindEntry(std::string_view name) {
   return nullptr;
 }
 
-// ---- Spec text. ----
-
-std::string_view Trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\n\r";
-  const size_t first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
-}
-
-bool IsIdentifier(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
-StatusOr<double> ParseNumber(std::string_view key, std::string_view text) {
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);  // from_chars has no '+'.
-  double value = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-      !std::isfinite(value)) {
-    return Status::InvalidArgument("parameter " + Quote(key) + " has value " + Quote(text) +
-                                   ", which is not a finite number");
-  }
-  return value;
-}
-
 }  // namespace
 
 StatusOr<AlgorithmSpec> ParseAlgorithmSpec(std::string_view text) {
@@ -174,8 +139,13 @@ StatusOr<AlgorithmSpec> ParseAlgorithmSpec(std::string_view text) {
       return Status::InvalidArgument("parameter name " + Quote(key) + " in " + Quote(text) +
                                      " must be non-empty and contain only a-z, 0-9 and '_'");
     }
-    StatusOr<double> value = ParseNumber(key, Trim(item.substr(equals + 1)));
-    if (!value.ok()) return value.status();
+    const std::string_view number = Trim(item.substr(equals + 1));
+    const std::optional<double> value = algorithms_internal::ParseFiniteNumber(
+        number.starts_with('+') ? number.substr(1) : number);  // from_chars reads no '+'.
+    if (!value) {
+      return Status::InvalidArgument("parameter " + Quote(key) + " has value " + Quote(number) +
+                                     ", which is not a finite number");
+    }
     if (!spec.params.emplace(std::string(key), *value).second) {
       return Status::InvalidArgument("parameter " + Quote(key) + " is given twice in " +
                                      Quote(text));
@@ -203,7 +173,7 @@ StatusOr<std::unique_ptr<LimitAlgorithm>> MakeAlgorithm(const AlgorithmSpec& spe
   const RegistryEntry* entry = FindEntry(spec.name);
   if (entry == nullptr) {
     return Status::InvalidArgument("unknown limit algorithm " + Quote(spec.name) +
-                                   "; valid: " + Join(AlgorithmNames()));
+                                   "; valid: " + JoinNames(kRegistry));
   }
   return entry->build(entry->name, spec.params);
 }
