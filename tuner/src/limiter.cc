@@ -326,9 +326,7 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
   // Constructed before taking queue_mu_: if stop was already requested the callback runs
   // right here and must be able to lock.
   std::stop_callback on_stop(stop, [this, &waiter] { AsyncAccess::Cancel(*this, waiter); });
-  // Observer calls and Status construction happen after the queue mutex is released.
-  std::optional<StatusOr<Permit>> result;
-  {
+  {  // Observer calls and Status construction happen after the queue mutex is released.
     MutexLock lock(queue_mu_);
     if (stop.stop_requested()) {
       waiter.state = Waiter::State::kFailed;
