@@ -14,26 +14,22 @@
 //   // Asynchronously (callbacks, use_future, use_awaitable): see async_acquire.h.
 //   // Callers that are not alike (a reader and a bulk sync): partitions, see partition.h.
 //
-// Waiting: acquirers that find no free slot wait in a bounded queue (FIFO by default, LIFO as an
-// option) until a permit is released or the limit grows, their deadline passes
-// (DEADLINE_EXCEEDED), their stop_token is triggered or CancelWaiters() is called (CANCELLED), or
-// the queue is full (RESOURCE_EXHAUSTED). While anyone waits, new acquirers queue behind them.
-// With partitions, a freed permit goes to the partition that partition.h's rule picks, and to
-// the first waiter (in queue order) of that partition.
+// Waiting: acquirers that find no free slot wait in a bounded queue (LimiterOptions::queue_order)
+// until a release or a higher limit grants them a permit, or Acquire() fails them. While anyone
+// waits, new acquirers queue behind them. With partitions, a freed permit goes to the partition
+// that partition.h's rule picks, and to that partition's first waiter.
 //
 // What a permit costs: TryAcquire() and the release of an untimed permit are inline and take no
 // lock; an uncontended pair is one compare-and-swap and one fetch_sub on one word, and a permit
 // allocates nothing. The figures, and those of an observer and of partitions:
 // docs/ARCHITECTURE.md, "What a permit costs".
 //
-// Timing: latency is measured with two clock reads per permit while completions are slower than
-// LimiterOptions::full_sampling_rate; above it, one permit in `stride` is timed and its sample
-// weighs as many completions as it stands for, so an untimed permit reads no clock. One grant
-// in stride / 32 (every 4th at lower strides) reads the coarse clock, and times its permit if
-// no sample came for a few milliseconds, so that a falling rate is noticed. Samples go through
-// a bounded lock-free queue to whichever releasing thread holds the (try-only, never
-// waited-for) algorithm flag, so no thread ever blocks on another's sample. The waiting path
-// (queue, timeouts) uses a mutex.
+// Timing: every permit is timed (two clock reads) while completions are slower than
+// LimiterOptions::full_sampling_rate; above it one in `stride` is, and its sample weighs as many
+// completions as it stands for. A permit is also timed once no sample came for a few
+// milliseconds, so that a falling rate is noticed. Samples reach the algorithm through a bounded
+// lock-free queue, applied by whichever releasing thread holds a try-only flag, so no thread
+// blocks on another's sample. Only the waiting path (queue, timeouts) takes a mutex.
 //
 // Thread-safety: all methods are safe to call from any thread. The limiter must outlive its
 // permits and waiters.
