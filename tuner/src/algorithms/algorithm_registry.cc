@@ -31,7 +31,8 @@ std::string JoinNames(const Items& items) {
   return joined;
 }
 
-// The parameters set over the defaults, each checked against its row, then Options::Validate().
+// The parameters set over the defaults, each checked against its row (its range, then what its
+// field's type holds), then Options::Validate().
 template <typename Algorithm>
 StatusOr<std::unique_ptr<LimitAlgorithm>> Build(std::string_view algorithm,
                                                 const ParamMap& values) {
@@ -48,8 +49,12 @@ StatusOr<std::unique_ptr<LimitAlgorithm>> Build(std::string_view algorithm,
       return Status::InvalidArgument(std::string(algorithm) + ": unknown parameter " + Quote(key) +
                                      "; valid: " + JoinNames(rows));
     }
-    if (Status s = algorithms_internal::CheckOptionText(algorithm, *row, value); !s.ok()) {
+    if (Status s = algorithms_internal::CheckOption(algorithm, key, row->type, row->range, value);
+        !s.ok()) {
       return s;
+    }
+    if (value < row->representable_min || value > row->representable_max) {
+      return algorithms_internal::InvalidField(algorithm, key, "is out of range", value);
     }
     row->set(options, value);
   }

@@ -83,7 +83,7 @@ struct OptionRow {
   double representable_min = -std::numeric_limits<double>::infinity();
   double representable_max = std::numeric_limits<double>::infinity();
   double (*get)(const Options& options) = nullptr;  // In the text's unit.
-  // REQUIRES: CheckOptionText(...) accepted `value`.
+  // REQUIRES: `value` is in `range` and within the representable bounds.
   void (*set)(Options& options, double value) = nullptr;
 };
 
@@ -189,18 +189,6 @@ Status CheckOptions(std::string_view algorithm, const Options& options) {
   if constexpr (requires { options.limits; }) {
     return ValidateLimits(algorithm, options.limits.min_limit, options.limits.initial_limit,
                           options.limits.max_limit);
-  }
-  return Status::Ok();
-}
-
-// CheckOption, then whether the field's type can hold `value`, else INVALID_ARGUMENT
-// "<algorithm>: parameter '<name>' is out of range (got <value>)": a number from text, before
-// row.set.
-template <typename Options>
-Status CheckOptionText(std::string_view algorithm, const OptionRow<Options>& row, double value) {
-  if (Status s = CheckOption(algorithm, row.name, row.type, row.range, value); !s.ok()) return s;
-  if (value < row.representable_min || value > row.representable_max) {
-    return InvalidField(algorithm, row.name, "is out of range", value);
   }
   return Status::Ok();
 }
