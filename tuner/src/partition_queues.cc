@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <tuple>
 
 #include "blobtune/tuner/limiter.h"
 
@@ -16,30 +15,13 @@ constexpr double kNoShareStride = static_cast<double>(Limiter::kMaxLimit);
 
 }  // namespace
 
-int ChoosePartition(std::span<const PartitionStanding> partitions, int limit) {
-  int best = -1;
-  // The sort key, larger first: under its share, priority, lower pass.
-  auto key = [limit](const PartitionStanding& p) {
-    const bool under = p.inflight < p.share * limit;
-    return std::make_tuple(under, p.priority, -p.pass);
-  };
-  for (size_t i = 0; i < partitions.size(); ++i) {
-    if (!partitions[i].waiting) continue;
-    if (best < 0 || key(partitions[i]) > key(partitions[static_cast<size_t>(best)])) {
-      best = static_cast<int>(i);
-    }
-  }
-  return best;
-}
-
 PartitionQueues::PartitionQueues(std::span<const PartitionOptions> partitions)
-    : queues_(std::max<size_t>(partitions.size(), 1)),
-      standing_(queues_.size()),
-      stride_(queues_.size(), 1.0) {
+    : queues_(std::max<size_t>(partitions.size(), 1)), standing_(queues_.size()) {
   for (size_t p = 0; p < partitions.size(); ++p) {
-    standing_[p].share = partitions[p].share;
-    standing_[p].priority = partitions[p].priority;
-    stride_[p] = partitions[p].share > 0.0 ? 1.0 / partitions[p].share : kNoShareStride;
+    const double share = partitions[p].share;
+    standing_[p] = {.share = share,
+                    .priority = partitions[p].priority,
+                    .stride = share > 0.0 ? 1.0 / share : kNoShareStride};
   }
 }
 
@@ -64,10 +46,10 @@ void PartitionQueues::Grant(Waiter* w) noexcept {
   Remove(w);
   double& pass = standing_[w->partition].pass;
   virtual_time_ = pass;
-  pass += stride_[w->partition];
+  pass += standing_[w->partition].stride;
   if (size_ == 0) {
     // Nobody waits: a new busy period starts from zero, so passes stay small.
-    for (PartitionStanding& s : standing_) s.pass = 0.0;
+    for (Standing& s : standing_) s.pass = 0.0;
     virtual_time_ = 0.0;
   }
 }

@@ -13,6 +13,7 @@
 #include <cassert>
 #include <cstddef>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "blobtune/tuner/internal/waiter.h"
@@ -59,20 +60,6 @@ class WaitQueue {
   size_t size_ = 0;
 };
 
-// What the choice of a partition looks at.
-struct PartitionStanding {
-  bool waiting = false;  // Has an acquirer in the queue.
-  int inflight = 0;      // Permits it holds.
-  double share = 0.0;
-  int priority = 0;
-  double pass = 0.0;  // Permits it got from the queue, each counted as 1 / share (Grant()).
-};
-
-// The index of the partition whose first waiter gets the next free permit under `limit`, or -1
-// if no partition waits. In order: under its share (inflight < share x limit) before at or over
-// it; then the higher priority; then the lower pass; then the lower index.
-int ChoosePartition(std::span<const PartitionStanding> partitions, int limit);
-
 class PartitionQueues {
  public:
   // `partitions` empty: one partition with the whole limit.
@@ -89,26 +76,40 @@ class PartitionQueues {
   // REQUIRES: w is queued.
   void Remove(Waiter* w) noexcept;
 
-  // The waiter that gets the next free permit, given each partition's permits in flight
-  // (`inflight(p)`), or nullptr if none waits. Does not dequeue it.
+  // The waiter that gets the next free permit under `limit`, given each partition's permits in
+  // flight (`inflight(p)`), or nullptr if none waits. Does not dequeue it. It is the first waiter
+  // of the partition that comes first in this order: under its share (inflight < share x limit)
+  // before at or over it; then the higher priority; then the lower pass; then the lower index.
   template <typename InflightOf>
   Waiter* Next(int limit, InflightOf&& inflight) noexcept {
-    if (size_ == 0) return nullptr;
-    if (standing_.size() == 1) return queues_[0].front();
-    for (size_t p = 0; p < standing_.size(); ++p) {
-      standing_[p].waiting = !queues_[p].empty();
-      standing_[p].inflight = standing_[p].waiting ? inflight(p) : 0;
+    if (queues_.size() == 1) return queues_[0].front();  // Whole limit: no counts to read.
+    Waiter* next = nullptr;
+    std::tuple<bool, int, double> next_key;  // Larger first.
+    for (size_t p = 0; p < queues_.size(); ++p) {
+      if (queues_[p].empty()) continue;
+      const Standing& s = standing_[p];
+      const auto key = std::make_tuple(inflight(p) < s.share * limit, s.priority, -s.pass);
+      if (next == nullptr || key > next_key) {
+        next = queues_[p].front();
+        next_key = key;
+      }
     }
-    int chosen = ChoosePartition(standing_, limit);
-    return chosen < 0 ? nullptr : queues_[static_cast<size_t>(chosen)].front();
+    return next;
   }
   // `w`, which Next() returned, is granted: dequeues it and advances its partition's pass.
   void Grant(Waiter* w) noexcept;
 
  private:
+  // What the choice of a partition looks at, besides its waiters and its permits in flight.
+  struct Standing {
+    double share = 0.0;
+    int priority = 0;
+    double pass = 0.0;    // Permits it got from the queue, each counted as `stride` (Grant()).
+    double stride = 1.0;  // What one permit adds to its pass: 1 / share.
+  };
+
   std::vector<WaitQueue> queues_;
-  std::vector<PartitionStanding> standing_;
-  std::vector<double> stride_;  // What one permit adds to each partition's pass: 1 / share.
+  std::vector<Standing> standing_;
   // The pass of the partition served last: a partition that starts waiting again starts there,
   // not with credit saved while it was idle.
   double virtual_time_ = 0.0;
