@@ -287,30 +287,6 @@ std::optional<TimePoint> internal::LimiterState::EnqueueLocked(Waiter& w, TimePo
   return deadline;
 }
 
-std::optional<StatusOr<Permit>> Limiter::PollLocked(Waiter& w, TimePoint deadline) {
-  // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
-  switch (w.state) {
-    case Waiter::State::kGranted:
-      w.state = Waiter::State::kIdle;
-      if (observer_ != nullptr) {
-        observer_->OnGranted(PartitionId{w.partition}, clock_.Now() - w.queued_at);
-      }
-      return MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
-    case Waiter::State::kFailed:
-      w.state = Waiter::State::kIdle;
-      return Failure(PartitionId{w.partition}, w.failure);
-    case Waiter::State::kWaiting:
-      if (clock_.Now() < deadline) return std::nullopt;
-      FailWaiterLocked(w, AcquireFailure::kTimeout);
-      w.state = Waiter::State::kIdle;
-      return Failure(PartitionId{w.partition}, AcquireFailure::kTimeout);
-    case Waiter::State::kIdle:
-      break;
-  }
-  assert(false && "polled a waiter that was never queued");
-  return Status::Internal("polled a waiter that was never queued");
-}
-
 StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
                                   std::stop_token stop) {
   if (partition.index >= partitions_.size()) {
@@ -515,10 +491,6 @@ AlgorithmEstimates Limiter::estimates() const {
 
 // --- Async access ----------------------------------------------------------------------------
 
-std::optional<Permit> Limiter::AsyncAccess::TryAcquire(Limiter& limiter, PartitionId partition) {
-  return limiter.TryGrantAtOnce(partition);
-}
-
 std::optional<TimePoint> Limiter::AsyncAccess::Enqueue(Limiter& limiter, Waiter& w,
                                                        TimePoint deadline) {
   MutexLock lock(limiter.queue_mu_);
@@ -528,7 +500,27 @@ std::optional<TimePoint> Limiter::AsyncAccess::Enqueue(Limiter& limiter, Waiter&
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,
                                                            TimePoint deadline) {
   MutexLock lock(limiter.queue_mu_);
-  return limiter.PollLocked(w, deadline);
+  // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
+  switch (w.state) {
+    case Waiter::State::kGranted:
+      w.state = Waiter::State::kIdle;
+      if (limiter.observer_ != nullptr) {
+        limiter.observer_->OnGranted(PartitionId{w.partition}, limiter.clock_.Now() - w.queued_at);
+      }
+      return limiter.MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
+    case Waiter::State::kFailed:
+      w.state = Waiter::State::kIdle;
+      return limiter.Failure(PartitionId{w.partition}, w.failure);
+    case Waiter::State::kWaiting:
+      if (limiter.clock_.Now() < deadline) return std::nullopt;
+      limiter.FailWaiterLocked(w, AcquireFailure::kTimeout);
+      w.state = Waiter::State::kIdle;
+      return limiter.Failure(PartitionId{w.partition}, AcquireFailure::kTimeout);
+    case Waiter::State::kIdle:
+      break;
+  }
+  assert(false && "polled a waiter that was never queued");
+  return Status::Internal("polled a waiter that was never queued");
 }
 
 void Limiter::AsyncAccess::Cancel(Limiter& limiter, Waiter& w) {

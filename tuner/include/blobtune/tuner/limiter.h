@@ -286,10 +286,6 @@ class Limiter : private internal::LimiterState {
   Permit MakeCheckedPermit(uint32_t partition, int inflight, uint64_t sequence) noexcept;
   // A timed permit: its release makes a sample (unless it is ignored) for the algorithm.
   void ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept;
-  // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
-  // passed; std::nullopt while it should keep waiting.
-  std::optional<StatusOr<Permit>> PollLocked(internal::Waiter& w, TimePoint deadline)
-      BLOBTUNE_REQUIRES(queue_mu_);
   // The CANCELLED, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED of a failed acquire, counted and
   // observed.
   StatusOr<Permit> Failure(PartitionId partition, AcquireFailure why);
@@ -309,9 +305,13 @@ inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
 
 class Limiter::AsyncAccess {
  public:
-  static std::optional<Permit> TryAcquire(Limiter& limiter, PartitionId partition);
+  static std::optional<Permit> TryAcquire(Limiter& limiter, PartitionId partition) {
+    return limiter.TryGrantAtOnce(partition);
+  }
   static std::optional<TimePoint> Enqueue(Limiter& limiter, internal::Waiter& w,
                                           TimePoint deadline);
+  // The waiter's result once granted or failed; DEADLINE_EXCEEDED (and dequeued) once `deadline`
+  // passed; std::nullopt while it should keep waiting.
   static std::optional<StatusOr<Permit>> Poll(Limiter& limiter, internal::Waiter& w,
                                               TimePoint deadline);
   // Fails `w` with CANCELLED if it still waits.
