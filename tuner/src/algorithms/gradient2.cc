@@ -117,12 +117,9 @@ int Gradient2Limit::Update(const Sample& sample) {
 }
 
 AlgorithmEstimates Gradient2Limit::estimates() const {
-  AlgorithmEstimates estimates;
-  if (long_rtt_.count > 0) {
-    estimates.baseline_latency = Duration(static_cast<Duration::rep>(long_rtt_.value));
-    estimates.recent_latency = Duration(static_cast<Duration::rep>(last_rtt_ns_));
-  }
-  return estimates;
+  if (long_rtt_.count == 0) return {};
+  return {.baseline_latency = Duration(static_cast<Duration::rep>(long_rtt_.value)),
+          .recent_latency = Duration(static_cast<Duration::rep>(last_rtt_ns_))};
 }
 
 }  // namespace blobtune::tuner
