@@ -165,10 +165,7 @@ std::string AlgorithmSpecToString(const AlgorithmSpec& spec) {
   std::string text = spec.name;
   char separator = ':';
   for (const auto& [key, value] : spec.params) {
-    text += separator;
-    text += key;
-    text += '=';
-    text += FormatNumber(value);
+    text += separator + key + '=' + FormatNumber(value);
     separator = ',';
   }
   return text;
