@@ -38,7 +38,6 @@ constexpr uint64_t kMinOverdueCheckEvery = 4;
 // Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
 constexpr uint32_t kEstimatesEverySamples = 256;
 
-
 // A blocking acquirer's queue node: it sleeps on its own condition variable.
 struct BlockingWaiter final : Waiter {
   void Notify() override { cv.NotifyOne(); }
