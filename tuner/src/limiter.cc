@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -119,9 +118,7 @@ internal::LimiterState::LimiterState(LimiterOptions& options)
       limit_(options.algorithm->limit()),
       samples_(std::make_unique<internal::SampleQueue>(kSampleQueueCapacity)),
       algorithm_(std::move(options.algorithm)),
-      queue_(std::make_unique<internal::PartitionQueues>(
-          partitioned_ ? std::span<const PartitionOptions>(partitions_)
-                       : std::span<const PartitionOptions>())) {
+      queue_(std::make_unique<internal::PartitionQueues>(partitions_)) {
   MutexLock lock(estimates_mu_);
   estimates_ = algorithm_->estimates();
 }

@@ -16,7 +16,7 @@ constexpr double kNoShareStride = static_cast<double>(Limiter::kMaxLimit);
 }  // namespace
 
 PartitionQueues::PartitionQueues(std::span<const PartitionOptions> partitions)
-    : queues_(std::max<size_t>(partitions.size(), 1)), standing_(queues_.size()) {
+    : queues_(partitions.size()), standing_(partitions.size()) {
   for (size_t p = 0; p < partitions.size(); ++p) {
     const double share = partitions[p].share;
     standing_[p] = {.share = share,

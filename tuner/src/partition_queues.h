@@ -62,7 +62,7 @@ class WaitQueue {
 
 class PartitionQueues {
  public:
-  // `partitions` empty: one partition with the whole limit.
+  // REQUIRES: at least one partition.
   explicit PartitionQueues(std::span<const PartitionOptions> partitions);
   PartitionQueues(const PartitionQueues&) = delete;
   PartitionQueues& operator=(const PartitionQueues&) = delete;
