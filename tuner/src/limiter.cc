@@ -27,11 +27,9 @@ constexpr uint32_t kMaxStride = 1024;
 constexpr Duration kMaxSampleGap = std::chrono::milliseconds(20);
 // While stride > 1, one grant in stride / kOverdueChecksPerStride (but at least one in
 // kMinOverdueCheckEvery; powers of two) looks at the coarse clock to see whether a sample is
-// overdue. So the clock is read about kOverdueChecksPerStride times per sample, a cost that
-// follows the sampling rate rather than the completion rate: a coarse clock read and its call
-// cost about as much as a whole untimed permit, so one grant in 4 at 10^8 grants per second
-// made every permit 20% dearer. A rate that collapses is then noticed within stride / 32
-// grants of a sample falling due instead of `stride` grants.
+// overdue: a cost that follows the sampling rate rather than the completion rate, as a coarse
+// clock read costs about as much as a whole untimed permit. A rate that collapses is then
+// noticed within stride / 32 grants of a sample falling due instead of `stride` grants.
 constexpr uint64_t kOverdueChecksPerStride = 32;
 constexpr uint64_t kMinOverdueCheckEvery = 4;
 // Readers of estimates() see a copy at most this many samples old (or fresher on limit changes).
@@ -137,9 +135,7 @@ Permit Limiter::MakeCheckedPermit(uint32_t partition, int inflight, uint64_t seq
   uint32_t stride = stride_.load(std::memory_order_relaxed);
   uint64_t weight = 1;
   if (stride > 1) {
-    // Time one grant in `stride` (a power of two), and any grant once a sample is overdue. Even
-    // the coarse clock costs a few nanoseconds, so only the grants check_mask_ sends here look
-    // (see kOverdueChecksPerStride).
+    // Time one grant in `stride` (a power of two), and any grant once a sample is overdue.
     bool timed = (sequence & (stride - 1)) == 0 ||
                  clock_.CoarseNow().time_since_epoch().count() >=
                      sample_due_ns_.load(std::memory_order_relaxed);

@@ -1,9 +1,7 @@
 // Internal: LimiterState, what a Limiter holds and does short of building permits: the admission
 // word and the inline half of the hot path, the wait queue, the samples and the algorithm. Not
-// part of the API (limiter.h is); it is in a header only because TryAcquire() and the release of
-// an untimed permit are inlined into their callers, and they read and write this state. Limiter
-// derives from it privately and defines it in limiter.cc. What the layout costs and why:
-// docs/ARCHITECTURE.md, "What a permit costs".
+// part of the API (limiter.h is): it is in a header only because TryAcquire() and the release of
+// an untimed permit are inlined into their callers. Limiter derives from it privately.
 //
 // Thread-safety: as the Limiter's; each member says what makes it safe.
 #ifndef BLOBTUNE_TUNER_INTERNAL_LIMITER_STATE_H_
@@ -97,9 +95,7 @@ class LimiterState {
   void ReturnSlot(uint32_t partition) noexcept {
     // First the partition's count, so that a waiter chosen for the slot sees it.
     if (partitioned_) partition_counts_[partition].inflight.fetch_sub(1, std::memory_order_relaxed);
-    // Release: what the holder did happens-before the slot's next grant. The same word says
-    // whether anyone is queued, so either this sees the queued bit and grants, or the
-    // enqueuer's retry (after it set the bit, later in the word's order) sees the free slot.
+    // Release, and in the same word whether a waiter needs the slot (see state_).
     if ((state_.fetch_sub(1, std::memory_order_release) & kQueuedBit) != 0) [[unlikely]] {
       GrantWaiters();
     }
@@ -152,10 +148,11 @@ class LimiterState {
   // --- Hot path. Memory ordering: a grant's successful CAS is acquire and a release's
   // fetch_sub is release, so whatever a permit holder did happens-before the next holder of
   // that slot (semaphore semantics). Queueing sets kQueuedBit with a read-modify-write of
-  // state_ itself, so a release and a new waiter order themselves in that one word and need
-  // nothing stronger. A limit increase (store limit_, then load state_) and a waiter's queueing
-  // (set the bit, then load limit_) are seq_cst: either the raiser sees the bit and grants, or
-  // the waiter sees the new limit.
+  // state_ itself, so a release and a new waiter order themselves in that one word: either the
+  // release sees the bit and grants, or the waiter's retry after setting it sees the free slot.
+  // A limit increase (store limit_, then load state_) and a waiter's queueing (set the bit, then
+  // load limit_) are seq_cst: either the raiser sees the bit and grants, or the waiter sees the
+  // new limit.
   //
   // The one word every grant and release writes, alone on its line: on two cores that line
   // passes between them, and nothing else a permit reads should go with it.
@@ -163,9 +160,8 @@ class LimiterState {
   // What every grant reads and hardly anything writes (a limit change, a stride change), on a
   // line of its own that each core keeps a copy of.
   alignas(64) std::atomic<int> limit_;
-  // A grant whose sequence has any of these bits set is untimed, without a clock read: below
-  // stride - 1, so that grants that the stride does not time still look at the coarse clock
-  // now and then (kOverdueChecksPerStride in limiter.cc).
+  // A grant whose sequence has any of these bits set is untimed without a clock read; fewer
+  // bits than stride - 1 (kOverdueChecksPerStride in limiter.cc).
   std::atomic<uint64_t> check_mask_{0};
   std::atomic<uint32_t> stride_{1};
   // Written by timed permits (one grant in `stride`), so not on either line above. While
