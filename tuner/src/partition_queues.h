@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "blobtune/tuner/internal/waiter.h"
+#include "blobtune/tuner/internal/limiter_state.h"
 #include "blobtune/tuner/partition.h"
 
 namespace blobtune::tuner::internal {

@@ -43,7 +43,6 @@
 
 #include "blobtune/base/clock.h"
 #include "blobtune/base/status_or.h"
-#include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limiter.h"
 
 namespace blobtune::tuner {

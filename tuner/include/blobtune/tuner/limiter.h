@@ -52,7 +52,6 @@
 #include "blobtune/base/thread_annotations.h"
 #include "blobtune/tuner/algorithm_state.h"
 #include "blobtune/tuner/internal/limiter_state.h"
-#include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/partition.h"

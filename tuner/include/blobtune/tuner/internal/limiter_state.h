@@ -1,7 +1,8 @@
 // Internal: LimiterState, what a Limiter holds and does short of building permits: the admission
 // word and the inline half of the hot path, the wait queue, the samples and the algorithm. Not
 // part of the API (limiter.h is): it is in a header only because TryAcquire() and the release of
-// an untimed permit are inlined into their callers. Limiter derives from it privately.
+// an untimed permit are inlined into their callers. Limiter derives from it privately. Waiter, a
+// node of the wait queue, is here because async_acquire.h derives from it.
 //
 // Thread-safety: as the Limiter's; each member says what makes it safe.
 #ifndef BLOBTUNE_TUNER_INTERNAL_LIMITER_STATE_H_
@@ -18,7 +19,6 @@
 #include "blobtune/base/clock.h"
 #include "blobtune/base/mutex.h"
 #include "blobtune/base/thread_annotations.h"
-#include "blobtune/tuner/internal/waiter.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/partition.h"
@@ -33,6 +33,38 @@ namespace internal {
 
 class PartitionQueues;
 class SampleQueue;
+
+// A node in the limiter's wait queue. Every field is guarded by the limiter's queue mutex.
+struct Waiter {
+  enum class State {
+    kIdle,     // Not queued yet.
+    kWaiting,  // In the queue.
+    kGranted,  // A slot was taken for it; granted_* say which. No longer queued.
+    kFailed,   // `failure` says why. No longer queued.
+  };
+
+  Waiter() = default;
+  Waiter(const Waiter&) = delete;
+  Waiter& operator=(const Waiter&) = delete;
+
+  // Called with the queue mutex held right after `state` left kWaiting: wake the acquirer.
+  virtual void Notify() = 0;
+
+  State state = State::kIdle;
+  AcquireFailure failure = AcquireFailure::kRejected;
+  int granted_inflight = 0;
+  uint64_t granted_sequence = 0;
+  TimePoint queued_at{};
+  // The partition it waits in (PartitionId::index).
+  uint32_t partition = 0;
+  // False when overload shedding cut its deadline (LimiterOptions::overload_wait).
+  bool full_wait = true;
+  Waiter* prev = nullptr;
+  Waiter* next = nullptr;
+
+ protected:
+  ~Waiter() = default;
+};
 
 // A partition's permits in flight, on a cache line of its own.
 struct alignas(64) PartitionCount {
