@@ -423,7 +423,7 @@ void internal::LimiterState::ApplyPublishedSamples() noexcept {
 
 void internal::LimiterState::ApplySample(const Sample& sample) noexcept {
   const int old_limit = limit_.load(std::memory_order_relaxed);
-  const int new_limit = std::clamp(algorithm_->Update(sample), 1, kMaxLimit);
+  const int new_limit = std::clamp(algorithm_->Update(sample), 1, Limiter::kMaxLimit);
   UpdateStride(sample);
   if (new_limit == old_limit && ++samples_since_estimates_ < kEstimatesEverySamples) return;
   if (new_limit != old_limit) limit_.store(new_limit, std::memory_order_seq_cst);

@@ -255,8 +255,8 @@ class Limiter : private internal::LimiterState {
   int max_limit() const noexcept { return max_limit_; }
   const Clock& clock() const noexcept { return clock_; }
 
-  // The largest limit a limiter can enforce: 1,000,000.
-  static constexpr int kMaxLimit = LimiterState::kMaxLimit;
+  // The largest limit a limiter can enforce.
+  static constexpr int kMaxLimit = 1'000'000;
 
   // Low-level access to the wait queue for async_acquire.h; not for direct use.
   class AsyncAccess;

@@ -79,8 +79,6 @@ class LimiterState {
   LimiterState& operator=(const LimiterState&) = delete;
   ~LimiterState();
 
-  // The largest limit a limiter can enforce (Limiter::kMaxLimit).
-  static constexpr int kMaxLimit = 1'000'000;
   // state_ packs the permits in flight (low bits), whether anyone is queued (one bit) and a
   // count of grants (high bits), so that a grant is one compare-and-swap that also sees the
   // queue and yields the sequence number used for sampling, and a release is one fetch_sub
@@ -134,7 +132,7 @@ class LimiterState {
   }
   // Takes a slot for `partition` beyond the limit if it holds fewer permits than it is
   // guaranteed (partition.h). On success fills the grant's inflight and sequence. The permits in
-  // flight stay below the limit plus the guarantees, 2 x kMaxLimit, within kInflightMask.
+  // flight stay below the limit plus the guarantees, 2 x Limiter::kMaxLimit, within kInflightMask.
   bool TryClaimGuaranteed(uint32_t partition, int* inflight, uint64_t* sequence) noexcept;
   // floor(share x limit): the permits `partition` is sure to get now. The guarantees of all
   // partitions add up to at most the limit.
