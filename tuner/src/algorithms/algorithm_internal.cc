@@ -52,17 +52,6 @@ Status InvalidField(std::string_view algorithm, std::string_view name, std::stri
   return Status::InvalidArgument(message);
 }
 
-Status ValidateLimits(std::string_view algorithm, int min_limit, int initial_limit, int max_limit) {
-  if (max_limit < min_limit) {
-    return InvalidField(algorithm, "max_limit", "must be >= min_limit", max_limit);
-  }
-  if (initial_limit < min_limit || initial_limit > max_limit) {
-    return InvalidField(algorithm, "initial_limit", "must lie within [min_limit, max_limit]",
-                        initial_limit);
-  }
-  return Status::Ok();
-}
-
 int ClampLimit(double estimate, int min_limit, int max_limit) noexcept {
   if (std::isnan(estimate)) return min_limit;
   const double clamped = std::clamp(std::floor(estimate), static_cast<double>(min_limit),

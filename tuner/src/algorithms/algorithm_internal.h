@@ -24,10 +24,6 @@ inline constexpr int kLimitCeiling = 1000000;
 // cost time, so replay stops there.
 inline constexpr uint32_t kMaxWeightReplays = 1024;
 
-// min_limit <= initial_limit <= max_limit, the relation between the rows of LimitRows()
-// (option_table.h), which check each one's range; the message names the option.
-Status ValidateLimits(std::string_view algorithm, int min_limit, int initial_limit, int max_limit);
-
 // The shortest text that reads back as `value` ("0.9", "1000000", "1e-07").
 std::string FormatNumber(double value);
 

@@ -154,7 +154,7 @@ constexpr std::array<T, N + M> Concat(const std::array<T, N>& a, const std::arra
 }
 
 // The three rows of `limits` (LimitBounds, algorithm_base.h), first in the table of every
-// algorithm that has them; CheckOptions also checks how they relate (ValidateLimits).
+// algorithm that has them; CheckOptions also checks how they relate.
 template <typename Options>
 constexpr std::array<OptionRow<Options>, 3> LimitRows() {
   constexpr OptionRange kLimits = Closed(1, kLimitCeiling);
@@ -176,8 +176,8 @@ Status CheckOption(std::string_view algorithm, std::string_view name, OptionType
                    const OptionRange& range, double value);
 
 // Every row of OptionsOf<Options>() holds a value within its range in `options`, and limits,
-// where the Options have them, relate as ValidateLimits says: all of Options::Validate() but the
-// relations particular to one algorithm.
+// where the Options have them, satisfy min_limit <= initial_limit <= max_limit: all of
+// Options::Validate() but the relations particular to one algorithm.
 template <typename Options>
 Status CheckOptions(std::string_view algorithm, const Options& options) {
   for (const OptionRow<Options>& row : OptionsOf<Options>()) {
@@ -187,8 +187,12 @@ Status CheckOptions(std::string_view algorithm, const Options& options) {
     }
   }
   if constexpr (requires { options.limits; }) {
-    return ValidateLimits(algorithm, options.limits.min_limit, options.limits.initial_limit,
-                          options.limits.max_limit);
+    const auto& [initial, min, max] = options.limits;
+    if (max < min) return InvalidField(algorithm, "max_limit", "must be >= min_limit", max);
+    if (initial < min || initial > max) {
+      return InvalidField(algorithm, "initial_limit", "must lie within [min_limit, max_limit]",
+                          initial);
+    }
   }
   return Status::Ok();
 }
