@@ -359,19 +359,6 @@ void Permit::RestartTiming() noexcept {
   start_ = now;
 }
 
-Permit& Permit::operator=(Permit&& other) noexcept {
-  if (this != &other) {
-    Release(PermitOutcome::kIgnored, 0);
-    limiter_ = std::exchange(other.limiter_, nullptr);
-    start_ = other.start_;
-    setup_ = other.setup_;
-    inflight_ = other.inflight_;
-    weight_ = other.weight_;
-    partition_ = other.partition_;
-  }
-  return *this;
-}
-
 void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t bytes) noexcept {
   // A plain load first: without refusals or timeouts, releases write nothing more.
   auto take = [](std::atomic<uint32_t>& count) {

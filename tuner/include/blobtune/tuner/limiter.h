@@ -124,14 +124,14 @@ struct LimiterOptions {
 class Permit {
  public:
   Permit() noexcept = default;  // Holds nothing.
-  Permit(Permit&& other) noexcept
-      : limiter_(std::exchange(other.limiter_, nullptr)),
-        start_(other.start_),
-        setup_(other.setup_),
-        inflight_(other.inflight_),
-        weight_(other.weight_),
-        partition_(other.partition_) {}
-  Permit& operator=(Permit&& other) noexcept;
+  Permit(Permit&& other) noexcept { Take(other); }
+  Permit& operator=(Permit&& other) noexcept {
+    if (this != &other) {
+      Release(PermitOutcome::kIgnored, 0);
+      Take(other);
+    }
+    return *this;
+  }
   Permit(const Permit&) = delete;
   Permit& operator=(const Permit&) = delete;
   ~Permit() { Release(PermitOutcome::kIgnored, 0); }
@@ -165,6 +165,15 @@ class Permit {
       : limiter_(limiter), start_(start), inflight_(inflight), weight_(weight),
         partition_(partition) {}
   void Release(PermitOutcome outcome, uint64_t bytes) noexcept;
+  // Takes over `other`'s slot, leaving it empty. REQUIRES: this holds nothing.
+  void Take(Permit& other) noexcept {
+    limiter_ = std::exchange(other.limiter_, nullptr);
+    start_ = other.start_;
+    setup_ = other.setup_;
+    inflight_ = other.inflight_;
+    weight_ = other.weight_;
+    partition_ = other.partition_;
+  }
 
   Limiter* limiter_ = nullptr;
   TimePoint start_{};  // Grant time (or RestartTiming()); meaningful only when weight_ > 0.
