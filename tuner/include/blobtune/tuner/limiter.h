@@ -89,16 +89,14 @@ struct LimiterOptions {
   QueueOrder queue_order = QueueOrder::kFifo;
   // Shedding under overload (after adaptive LIFO and CoDel): while a queued acquirer has timed
   // out within the last `overload_window`, an acquirer that has to queue waits at most
-  // `overload_wait`, whatever its deadline, and then fails with DEADLINE_EXCEEDED. A timeout
-  // means more arrives than the limit lets through within the deadline; from then on the
-  // excess is refused promptly instead of each request waiting out its whole deadline first,
-  // until a whole window passes without a timeout. Bursts the limit absorbs still wait up to
-  // their deadline. Only an acquirer that waited out its own deadline counts as such a timeout,
-  // not one whose wait this cut short: a queue whose waits are short (a limit below a steady
-  // demand, as in a closed loop) leaves the state when the window ends, instead of each cut
-  // wait that runs out keeping it alive. (A queue that has not been empty for a while is the
-  // classic signal, but group commits release permits in batches that empty the queue many
-  // times a second under overload.) Default: off (Duration::max()).
+  // `overload_wait`, whatever its deadline, and then fails with DEADLINE_EXCEEDED. So once more
+  // arrives than the limit lets through in time, the excess is refused promptly instead of each
+  // request waiting out its deadline, until a window passes without a timeout; bursts the limit
+  // absorbs still wait up to their deadline. Only an acquirer that waited out its own deadline
+  // counts as a timeout, not one whose wait this cut short, so that a queue of short waits (a
+  // limit below a steady closed-loop demand) leaves the state when the window ends. (The
+  // classic signal, a queue not empty for a while, fails under group commits, whose batched
+  // releases empty the queue many times a second.) Default: off (Duration::max()).
   Duration overload_wait = Duration::max();
   // How long the overload lasts after an acquirer waited out its deadline, for overload_wait
   // and QueueOrder::kAdaptive. Default: 100 ms. REQUIRES: >= 0, like overload_wait.
@@ -199,9 +197,9 @@ class Limiter : private internal::LimiterState {
   static constexpr size_t kMaxPartitions = 64;
 
   // A permit for `partition` if a slot is free and nobody is queued; std::nullopt (a rejection)
-  // otherwise. Inline: the permit is built where the caller keeps it.
-  // REQUIRES: partition.index < partition_count(). Always inlined: a compiler left to itself
-  // may call it out of line once the caller's loop grows, which costs more than the rest.
+  // otherwise. REQUIRES: partition.index < partition_count(). Always inlined, so the permit is
+  // built where the caller keeps it: a compiler left to itself may call it out of line once the
+  // caller's loop grows, which costs more than the rest.
   [[gnu::always_inline]] std::optional<Permit> TryAcquire(PartitionId partition = {}) {
     int inflight = 0;
     uint64_t sequence = 0;
