@@ -91,12 +91,10 @@ StatusOr<std::unique_ptr<Limiter>> Limiter::Create(LimiterOptions options) {
   Status valid = options.Validate();
   if (!valid.ok()) return valid.WithContext("invalid limiter options");
   if (options.algorithm == nullptr) options.algorithm = MakeDefaultAlgorithm();
-  std::unique_ptr<Limiter> limiter(new Limiter(std::move(options)));
+  std::unique_ptr<Limiter> limiter(new Limiter(options));
   if (limiter->observer_ != nullptr) limiter->observer_->OnLimiterCreated(*limiter);
   return limiter;
 }
-
-Limiter::Limiter(LimiterOptions options) : internal::LimiterState(options) {}
 
 internal::LimiterState::LimiterState(LimiterOptions& options)
     : clock_(options.clock != nullptr ? *options.clock : Clock::Steady()),

@@ -273,7 +273,7 @@ class Limiter : private internal::LimiterState {
   friend class AsyncAccess;
 
   // The state and what the limiter does short of building permits: internal/limiter_state.h.
-  explicit Limiter(LimiterOptions options);
+  using internal::LimiterState::LimiterState;
 
   // A permit for `partition` without waiting: a free slot while nobody is queued (unless
   // `try_free_slot` is false), or one the partition is guaranteed; observed as granted.
