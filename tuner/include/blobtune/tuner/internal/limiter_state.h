@@ -90,9 +90,9 @@ class LimiterState {
   static constexpr uint64_t kGrantUnit = uint64_t{1} << kSequenceShift;
 
   // Takes a slot if inflight < limit and nobody is queued (TryAcquire, and Acquire before it
-  // queues), or for the first queued waiter (kForWaiter) whoever is queued. On success fills the
-  // grant's inflight and sequence. A waiter's loads are seq_cst (see the memory-ordering note on
-  // state_: its retry after setting the queued bit must see a limit raised meanwhile).
+  // queues) or, for the first queued waiter (kForWaiter), if inflight < limit. On success fills
+  // the grant's inflight and sequence. A waiter's loads are seq_cst (see the memory-ordering note
+  // on state_: its retry after setting the queued bit must see a limit raised meanwhile).
   template <bool kForWaiter = false>
   bool TryTakeSlot(int* inflight, uint64_t* sequence) noexcept {
     constexpr std::memory_order kLoad =
