@@ -37,11 +37,8 @@ std::string_view Trim(std::string_view text) {
 }
 
 bool IsIdentifier(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
+  return !text.empty() &&
+         text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string_view::npos;
 }
 
 Status InvalidField(std::string_view algorithm, std::string_view name, std::string_view rule,
