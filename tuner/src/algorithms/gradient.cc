@@ -148,13 +148,9 @@ int EnvoyGradientLimit::CalculateNewLimit() const {
 }
 
 void EnvoyGradientLimit::SetLimit(int new_limit, TimePoint at) {
-  const int old_limit = limit_;
+  const bool at_floor = !InMinRttWindow() && limit_ == min_limit() && new_limit == min_limit();
+  updates_at_floor_ = at_floor ? updates_at_floor_ + 1 : 0;
   limit_ = new_limit;
-  if (!InMinRttWindow() && old_limit == min_limit() && new_limit == min_limit()) {
-    ++updates_at_floor_;
-  } else {
-    updates_at_floor_ = 0;
-  }
   // Stuck at the floor: the minRTT may be wrong, and the limit is already low enough to measure
   // it again. Envoy arms its timer with a zero delay; FireDueDeadlines() picks this up at once.
   if (updates_at_floor_ >= kUpdatesAtFloorBeforeRemeasure) next_min_rtt_window_ = at;
