@@ -56,8 +56,7 @@ class AimdLimit final : public AlgorithmBase<AimdLimit, AimdOptions> {
   int Update(const Sample& sample) override;
 
  private:
-  friend AlgorithmBase;
-  explicit AimdLimit(const Options& options) : AlgorithmBase(options) {}
+  using AlgorithmBase::AlgorithmBase;
 
   // One Netflix _update() step for one completion.
   int Step(const Sample& sample) const;

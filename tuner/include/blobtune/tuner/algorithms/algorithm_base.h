@@ -10,10 +10,11 @@
 //
 //   StatusOr<AimdLimit> aimd = AimdLimit::Create({.limits = {.max_limit = 64}});
 //
-// The base provides Create() (Validate(), then the algorithm's private constructor, which
-// befriends the base), name() (the algorithm's kName), limit() (`limit_`, which the law sets),
-// min_limit() and max_limit() (from `limits`, or for options with one `limit` that never moves,
-// that limit), Clone(), options(), copy and move.
+// The base provides Create() (Validate(), then the algorithm's constructor: the base's, which
+// the algorithm inherits with `using AlgorithmBase::AlgorithmBase;` and which stays protected,
+// or its own, private, which befriends the base), name() (the algorithm's kName), limit()
+// (`limit_`, which the law sets), min_limit() and max_limit() (from `limits`, or for options
+// with one `limit` that never moves, that limit), Clone(), options(), copy and move.
 //
 // Thread-safety: none; driven by one thread at a time.
 #ifndef BLOBTUNE_TUNER_ALGORITHMS_ALGORITHM_BASE_H_

@@ -40,8 +40,7 @@ class FixedLimit final : public AlgorithmBase<FixedLimit, FixedOptions> {
   Status RestoreState(const AlgorithmState& state) override;
 
  private:
-  friend AlgorithmBase;
-  explicit FixedLimit(const Options& options) : AlgorithmBase(options) {}
+  using AlgorithmBase::AlgorithmBase;
 };
 
 }  // namespace blobtune::tuner

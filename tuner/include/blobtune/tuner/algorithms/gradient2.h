@@ -109,15 +109,13 @@ class Gradient2Limit final : public AlgorithmBase<Gradient2Limit, Gradient2Optio
     int max_inflight = 0;
   };
 
-  friend AlgorithmBase;
-  explicit Gradient2Limit(const Options& options)
-      : AlgorithmBase(options), estimated_limit_(options.limits.initial_limit) {}
+  using AlgorithmBase::AlgorithmBase;
 
   // One Gradient2Limit._update() with the latency in nanoseconds.
   void Step(double rtt_ns, int inflight);
   void AddToWindow(const Sample& sample);
 
-  double estimated_limit_;
+  double estimated_limit_ = options_.limits.initial_limit;
   double last_rtt_ns_ = 0;
   LongRtt long_rtt_;
   Window window_;
