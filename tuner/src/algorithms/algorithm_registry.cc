@@ -39,12 +39,8 @@ StatusOr<std::unique_ptr<LimitAlgorithm>> Build(std::string_view algorithm,
   using Options = typename Algorithm::Options;
   const algorithms_internal::OptionTable<Options> rows = OptionsOf<Options>();
   Options options;
-  for (const auto& entry : values) {
-    // Named references rather than a structured binding: clang 14 cannot capture bindings.
-    const std::string& key = entry.first;
-    const double value = entry.second;
-    const auto row = std::find_if(rows.begin(), rows.end(),
-                                  [&key](const OptionRow<Options>& r) { return r.name == key; });
+  for (const auto& [key, value] : values) {
+    const auto row = std::ranges::find(rows, key, &OptionRow<Options>::name);
     if (row == rows.end()) {
       return Status::InvalidArgument(std::string(algorithm) + ": unknown parameter " + Quote(key) +
                                      "; valid: " + JoinNames(rows));
@@ -102,10 +98,8 @@ constexpr std::array<RegistryEntry, 6> kRegistry{{
 }};
 
 const RegistryEntry* FindEntry(std::string_view name) {
-  for (const RegistryEntry& entry : kRegistry) {
-    if (entry.name == name) return &entry;
-  }
-  return nullptr;
+  const auto entry = std::ranges::find(kRegistry, name, &RegistryEntry::name);
+  return entry == kRegistry.end() ? nullptr : &*entry;
 }
 
 }  // namespace
