@@ -33,7 +33,7 @@ void PartitionQueues::Push(Waiter* w, bool front) noexcept {
     double& pass = standing_[w->partition].pass;
     pass = std::max(pass, virtual_time_);
   }
-  front ? queue.PushFront(w) : queue.PushBack(w);
+  queue.Push(w, front);
   ++size_;
 }
 

@@ -32,18 +32,17 @@ class WaitQueue {
   size_t size() const noexcept { return size_; }
   Waiter* front() const noexcept { return head_; }
 
-  void PushBack(Waiter* w) noexcept {
+  void Push(Waiter* w, bool front) noexcept {
     assert(w->prev == nullptr && w->next == nullptr);
-    w->prev = tail_;
-    (tail_ ? tail_->next : head_) = w;
-    tail_ = w;
-    ++size_;
-  }
-  void PushFront(Waiter* w) noexcept {
-    assert(w->prev == nullptr && w->next == nullptr);
-    w->next = head_;
-    (head_ ? head_->prev : tail_) = w;
-    head_ = w;
+    if (front) {
+      w->next = head_;
+      (head_ ? head_->prev : tail_) = w;
+      head_ = w;
+    } else {
+      w->prev = tail_;
+      (tail_ ? tail_->next : head_) = w;
+      tail_ = w;
+    }
     ++size_;
   }
   // REQUIRES: w is in this queue.
