@@ -312,9 +312,14 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
       waiter.cv.WaitFor(lock, clock_.RealWaitFor(deadline - now));
     }
   }
-  if (waiter.state == Waiter::State::kFailed) return Failure(partition, waiter.failure);
-  if (observer_ != nullptr) observer_->OnGranted(partition, clock_.Now() - waiter.queued_at);
-  return MakePermit(partition.index, waiter.granted_inflight, waiter.granted_sequence);
+  return Outcome(waiter, waiter.state);
+}
+
+StatusOr<Permit> Limiter::Outcome(const Waiter& w, Waiter::State state) {
+  const PartitionId partition{w.partition};
+  if (state == Waiter::State::kFailed) return Failure(partition, w.failure);
+  if (observer_ != nullptr) observer_->OnGranted(partition, clock_.Now() - w.queued_at);
+  return MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
 }
 
 void Limiter::CancelWaiters() {
@@ -477,25 +482,13 @@ std::optional<TimePoint> Limiter::AsyncAccess::Enqueue(Limiter& limiter, Waiter&
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,
                                                            TimePoint deadline) {
   MutexLock lock(limiter.queue_mu_);
-  // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
-  switch (w.state) {
-    case Waiter::State::kGranted:
-      w.state = Waiter::State::kIdle;
-      if (limiter.observer_ != nullptr) {
-        limiter.observer_->OnGranted(PartitionId{w.partition}, limiter.clock_.Now() - w.queued_at);
-      }
-      return limiter.MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
-    case Waiter::State::kFailed:
-      w.state = Waiter::State::kIdle;
-      return limiter.Failure(PartitionId{w.partition}, w.failure);
-    case Waiter::State::kWaiting:
-      if (limiter.clock_.Now() < deadline) return std::nullopt;
-      limiter.FailWaiterLocked(w, AcquireFailure::kTimeout);
-      w.state = Waiter::State::kIdle;
-      return limiter.Failure(PartitionId{w.partition}, AcquireFailure::kTimeout);
-    case Waiter::State::kIdle:
-      break;
+  if (w.state == Waiter::State::kWaiting) {
+    if (limiter.clock_.Now() < deadline) return std::nullopt;
+    limiter.FailWaiterLocked(w, AcquireFailure::kTimeout);
   }
+  // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
+  const Waiter::State state = std::exchange(w.state, Waiter::State::kIdle);
+  if (state != Waiter::State::kIdle) return limiter.Outcome(w, state);
   assert(false && "polled a waiter that was never queued");
   return Status::Internal("polled a waiter that was never queued");
 }
