@@ -225,16 +225,16 @@ void internal::LimiterState::GrantWaitersLocked() {
       break;
     }
     queue_->Grant(w);
-    waiters_.fetch_sub(1, std::memory_order_relaxed);
     w->state = Waiter::State::kGranted;
     w->granted_inflight = inflight;
     w->granted_sequence = sequence;
     w->Notify();
   }
-  UpdateQueuedBitLocked();
+  QueueChangedLocked();
 }
 
-void internal::LimiterState::UpdateQueuedBitLocked() {
+void internal::LimiterState::QueueChangedLocked() {
+  waiters_.store(queue_->size(), std::memory_order_relaxed);
   const bool queued = !queue_->empty();
   if (queued == queued_bit_) return;
   queued_bit_ = queued;
@@ -246,8 +246,7 @@ void internal::LimiterState::UpdateQueuedBitLocked() {
 void internal::LimiterState::FailWaiterLocked(Waiter& w, AcquireFailure why) {
   assert(w.state == Waiter::State::kWaiting);
   queue_->Remove(&w);
-  waiters_.fetch_sub(1, std::memory_order_relaxed);
-  UpdateQueuedBitLocked();
+  QueueChangedLocked();
   w.state = Waiter::State::kFailed;
   w.failure = why;
   if (why == AcquireFailure::kTimeout && w.full_wait) last_queue_timeout_ = clock_.Now();
@@ -269,10 +268,9 @@ std::optional<TimePoint> internal::LimiterState::EnqueueLocked(Waiter& w, TimePo
   const bool newest_first = queue_order_ == QueueOrder::kLifo ||
                             (queue_order_ == QueueOrder::kAdaptive && overloaded);
   queue_->Push(&w, newest_first);
-  waiters_.fetch_add(1, std::memory_order_relaxed);
   // Set the queued bit, then retry: a release that freed a slot before the bit was set is seen
   // by the retry; one after it sees the bit and grants.
-  UpdateQueuedBitLocked();
+  QueueChangedLocked();
   GrantWaitersLocked();
   return deadline;
 }
@@ -504,8 +502,7 @@ void Limiter::AsyncAccess::Abandon(Limiter& limiter, Waiter& w) {
     MutexLock lock(limiter.queue_mu_);
     if (w.state == Waiter::State::kWaiting) {
       limiter.queue_->Remove(&w);
-      limiter.waiters_.fetch_sub(1, std::memory_order_relaxed);
-      limiter.UpdateQueuedBitLocked();
+      limiter.QueueChangedLocked();
     }
     give_back = w.state == Waiter::State::kGranted;
     w.state = Waiter::State::kIdle;

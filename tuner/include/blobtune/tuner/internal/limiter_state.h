@@ -149,8 +149,9 @@ class LimiterState {
   std::optional<TimePoint> EnqueueLocked(Waiter& w, TimePoint deadline)
       BLOBTUNE_REQUIRES(queue_mu_);
   void FailWaiterLocked(Waiter& w, AcquireFailure why) BLOBTUNE_REQUIRES(queue_mu_);
-  // Sets or clears kQueuedBit to match whether the queue is empty.
-  void UpdateQueuedBitLocked() BLOBTUNE_REQUIRES(queue_mu_);
+  // After any change to the queue: sets waiters_ to its size, and kQueuedBit to whether it
+  // holds anyone.
+  void QueueChangedLocked() BLOBTUNE_REQUIRES(queue_mu_);
 
   // Adds one to refused_ or expired_.
   static void CountUp(std::atomic<uint32_t>& count) noexcept;
