@@ -116,8 +116,7 @@ class AsyncAcquireOp {
                 Limiter::AsyncAccess::Enqueue(*limiter_, *state_, deadline_)) {
           deadline_ = *wait_until;  // Sooner than asked while overloaded.
         } else {
-          return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
-                                                            AcquireFailure::kQueueFull));
+          return Fail(self, AcquireFailure::kQueueFull);
         }
         state_->WatchStop(stop_);
         step_ = Step::kWait;
@@ -142,14 +141,8 @@ class AsyncAcquireOp {
     if (std::optional<Permit> permit = Limiter::AsyncAccess::TryAcquire(*limiter_, partition_)) {
       return Finish(self, std::move(*permit));
     }
-    if (stop_.stop_requested()) {
-      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
-                                                        AcquireFailure::kCancelled));
-    }
-    if (limiter_->clock().Now() >= deadline_) {
-      return Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_,
-                                                        AcquireFailure::kTimeout));
-    }
+    if (stop_.stop_requested()) return Fail(self, AcquireFailure::kCancelled);
+    if (limiter_->clock().Now() >= deadline_) return Fail(self, AcquireFailure::kTimeout);
     state_ = std::make_shared<AsyncWaitState<Executor>>(*limiter_, executor_);
     state_->partition = partition_.index;
     step_ = Step::kQueue;
@@ -177,6 +170,11 @@ class AsyncAcquireOp {
     result_.emplace(std::move(result));
     step_ = Step::kDone;
     boost::asio::post(std::move(self));
+  }
+
+  template <typename Self>
+  void Fail(Self& self, AcquireFailure why) {
+    Finish(self, Limiter::AsyncAccess::Failure(*limiter_, partition_, why));
   }
 
   Limiter* limiter_;
