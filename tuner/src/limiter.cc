@@ -41,6 +41,15 @@ struct BlockingWaiter final : Waiter {
   CondVar cv;
 };
 
+// Adds one to refused_ or expired_. Saturates rather than wraps if no sample takes the count
+// for a long time.
+void CountUp(std::atomic<uint32_t>& count) noexcept {
+  uint32_t n = count.load(std::memory_order_relaxed);
+  while (n != std::numeric_limits<uint32_t>::max() &&
+         !count.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+  }
+}
+
 }  // namespace
 
 Status LimiterOptions::Validate() const {
@@ -387,14 +396,6 @@ void Limiter::ReleaseTimed(const Permit& permit, PermitOutcome outcome, uint64_t
   if (!sampled) return;
   if (!samples_->TryPush(sample)) lost_samples_.fetch_add(1, std::memory_order_relaxed);
   ApplyPublishedSamples();
-}
-
-void internal::LimiterState::CountUp(std::atomic<uint32_t>& count) noexcept {
-  // Saturates rather than wraps if no sample takes the count for a long time.
-  uint32_t n = count.load(std::memory_order_relaxed);
-  while (n != std::numeric_limits<uint32_t>::max() &&
-         !count.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
-  }
 }
 
 void internal::LimiterState::ApplyPublishedSamples() noexcept {

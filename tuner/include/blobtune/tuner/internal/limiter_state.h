@@ -153,8 +153,6 @@ class LimiterState {
   // holds anyone.
   void QueueChangedLocked() BLOBTUNE_REQUIRES(queue_mu_);
 
-  // Adds one to refused_ or expired_.
-  static void CountUp(std::atomic<uint32_t>& count) noexcept;
   // Applies the published samples while it wins algorithm_busy_, as often as samples remain.
   void ApplyPublishedSamples() noexcept;
   // REQUIRES: the caller holds algorithm_busy_.
