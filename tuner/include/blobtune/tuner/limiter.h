@@ -42,20 +42,18 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
-#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "blobtune/base/clock.h"
 #include "blobtune/base/status.h"
 #include "blobtune/base/status_or.h"
-#include "blobtune/base/thread_annotations.h"
 #include "blobtune/tuner/algorithm_state.h"
 #include "blobtune/tuner/internal/limiter_state.h"
 #include "blobtune/tuner/limit_algorithm.h"
 #include "blobtune/tuner/limiter_observer.h"
 #include "blobtune/tuner/partition.h"
-#include "blobtune/tuner/sample.h"
 
 namespace blobtune::tuner {
 
