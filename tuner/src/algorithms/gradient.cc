@@ -157,8 +157,7 @@ void EnvoyGradientLimit::SetLimit(int new_limit, TimePoint at) {
 }
 
 Duration EnvoyGradientLimit::TakePercentile() {
-  std::sort(recorded_.begin(), recorded_.end(),
-            [](const Recorded& a, const Recorded& b) { return a.latency < b.latency; });
+  std::ranges::sort(recorded_, {}, &Recorded::latency);
   // Nearest rank over the weights: the smallest latency whose cumulative weight reaches
   // ceil(p * total), with rank at least 1 so that p0 is the minimum.
   const double fraction = options_.sample_aggregate_percentile / 100;
