@@ -46,16 +46,11 @@ Status VegasOptions::Validate() const {
   return Status::Ok();
 }
 
-VegasLimit::VegasLimit(const Options& options)
-    : AlgorithmBase(options), estimated_limit_(options.limits.initial_limit), rng_(options.seed) {
-  ResetProbeJitter();
-}
-
-void VegasLimit::ResetProbeJitter() {
-  // Uniform in [0.5, 1) from the top 53 bits: unlike std::uniform_real_distribution this gives
-  // the same sequence on every standard library, so a seed reproduces a run anywhere.
+double VegasLimit::DrawProbeJitter() {
+  // From the top 53 bits: unlike std::uniform_real_distribution this gives the same sequence on
+  // every standard library, so a seed reproduces a run anywhere.
   const double unit = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
-  probe_jitter_ = 0.5 + 0.5 * unit;
+  return 0.5 + 0.5 * unit;
 }
 
 void VegasLimit::Step(Duration rtt, int inflight, bool dropped) {
@@ -65,7 +60,7 @@ void VegasLimit::Step(Duration rtt, int inflight, bool dropped) {
   ++probe_count_;
   if (probe_jitter_ * options_.probe_multiplier * estimated_limit_ <=
       static_cast<double>(probe_count_)) {
-    ResetProbeJitter();
+    probe_jitter_ = DrawProbeJitter();
     probe_count_ = 0;
     rtt_noload_ = rtt;
     return;

@@ -87,19 +87,19 @@ class VegasLimit final : public AlgorithmBase<VegasLimit, VegasOptions> {
   double estimated_limit() const noexcept { return estimated_limit_; }
 
  private:
-  friend AlgorithmBase;
-  explicit VegasLimit(const Options& options);
+  using AlgorithmBase::AlgorithmBase;
 
   // One VegasLimit._update() for one completion.
   void Step(Duration rtt, int inflight, bool dropped);
-  void ResetProbeJitter();
+  // The next probe jitter, uniform in [0.5, 1).
+  double DrawProbeJitter();
 
-  double estimated_limit_;
+  double estimated_limit_ = options_.limits.initial_limit;
   Duration rtt_noload_ = Duration::zero();  // Zero until the first sample.
   Duration last_rtt_ = Duration::zero();
   uint64_t probe_count_ = 0;
-  double probe_jitter_ = 1;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_{options_.seed};
+  double probe_jitter_ = DrawProbeJitter();  // Drawn from rng_, so declared after it.
 };
 
 }  // namespace blobtune::tuner
