@@ -44,11 +44,9 @@ int64_t SlotLength(double seconds) {
 
 }  // namespace
 
-namespace algorithms_internal {
-
 // The options as the registry's text names them (option_table.h).
 template <>
-OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>() {
+internal::OptionTable<MarginalLimit::Options> internal::OptionsOf<MarginalLimit::Options>() {
   using O = MarginalLimit::Options;
   static constexpr std::array kRows = {
       Option<&O::threshold>("threshold", Open(0, 1),
@@ -69,8 +67,6 @@ OptionTable<MarginalLimit::Options> OptionsOf<MarginalLimit::Options>() {
   return kOptions;
 }
 
-}  // namespace algorithms_internal
-
 Status MarginalOptions::Validate() const {
   constexpr std::string_view kName = MarginalLimit::kName;
   if (Status s = internal::CheckOptions(kName, *this); !s.ok()) return s;
@@ -79,9 +75,6 @@ Status MarginalOptions::Validate() const {
   }
   return Status::Ok();
 }
-
-MarginalLimit::MarginalLimit(const Options& options)
-    : AlgorithmBase(options), ln_base_(std::log(static_cast<double>(limit_))) {}
 
 AlgorithmEstimates MarginalLimit::estimates() const {
   AlgorithmEstimates e;

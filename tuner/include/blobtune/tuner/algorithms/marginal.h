@@ -51,6 +51,7 @@
 #ifndef BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_
 #define BLOBTUNE_TUNER_ALGORITHMS_MARGINAL_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -96,7 +97,7 @@ class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions>
   Status RestoreState(const AlgorithmState& state) override;
 
  private:
-  friend AlgorithmBase;
+  using AlgorithmBase::AlgorithmBase;
 
   enum class Phase { kStartup, kDrain, kCruise };
   // What one slot saw, from its first mean latency on.
@@ -124,7 +125,6 @@ class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions>
     double sum = 0;     // Sum of elasticity / variance.
   };
 
-  explicit MarginalLimit(const Options& options);
   int BaseLimit() const;
   void StartSlot(TimePoint at);
   void CloseSlot();
@@ -134,7 +134,7 @@ class MarginalLimit final : public AlgorithmBase<MarginalLimit, MarginalOptions>
   double ElasticityError(double dl, double inverse_successes) const;
 
   Phase phase_ = Phase::kStartup;
-  double ln_base_;           // ln of the limit between probes (real valued).
+  double ln_base_ = std::log(static_cast<double>(limit_));  // ln of the limit between probes.
   Measure last_;             // Startup, drain: the slot before.
   Measure before_;           // Cruise: the base slot before the probe (or the last one).
   Measure probe_;            // Cruise: the probe slot awaiting its judgement.
