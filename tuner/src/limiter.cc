@@ -319,12 +319,13 @@ StatusOr<Permit> Limiter::Acquire(PartitionId partition, TimePoint deadline,
       waiter.cv.WaitFor(lock, clock_.RealWaitFor(deadline - now));
     }
   }
-  return Outcome(waiter, waiter.state);
+  return Outcome(waiter);
 }
 
-StatusOr<Permit> Limiter::Outcome(const Waiter& w, Waiter::State state) {
+StatusOr<Permit> Limiter::Outcome(const Waiter& w) {
+  assert(w.state == Waiter::State::kGranted || w.state == Waiter::State::kFailed);
   const PartitionId partition{w.partition};
-  if (state == Waiter::State::kFailed) return Failure(partition, w.failure);
+  if (w.state == Waiter::State::kFailed) return Failure(partition, w.failure);
   if (observer_ != nullptr) observer_->OnGranted(partition, clock_.Now() - w.queued_at);
   return MakePermit(w.partition, w.granted_inflight, w.granted_sequence);
 }
@@ -481,15 +482,18 @@ std::optional<TimePoint> Limiter::AsyncAccess::Enqueue(Limiter& limiter, Waiter&
 std::optional<StatusOr<Permit>> Limiter::AsyncAccess::Poll(Limiter& limiter, Waiter& w,
                                                            TimePoint deadline) {
   MutexLock lock(limiter.queue_mu_);
+  if (w.state == Waiter::State::kIdle) {
+    assert(false && "polled a waiter that was never queued");
+    return Status::Internal("polled a waiter that was never queued");
+  }
   if (w.state == Waiter::State::kWaiting) {
     if (limiter.clock_.Now() < deadline) return std::nullopt;
     limiter.FailWaiterLocked(w, AcquireFailure::kTimeout);
   }
+  StatusOr<Permit> result = limiter.Outcome(w);
   // A result handed out leaves the waiter idle, so that abandoning it later gives nothing back.
-  const Waiter::State state = std::exchange(w.state, Waiter::State::kIdle);
-  if (state != Waiter::State::kIdle) return limiter.Outcome(w, state);
-  assert(false && "polled a waiter that was never queued");
-  return Status::Internal("polled a waiter that was never queued");
+  w.state = Waiter::State::kIdle;
+  return result;
 }
 
 void Limiter::AsyncAccess::Cancel(Limiter& limiter, Waiter& w) {

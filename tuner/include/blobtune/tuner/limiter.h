@@ -293,9 +293,9 @@ class Limiter : private internal::LimiterState {
   // The CANCELLED, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED of a failed acquire, counted and
   // observed.
   StatusOr<Permit> Failure(PartitionId partition, AcquireFailure why);
-  // What a waiter that left the queue as `state` (granted or failed) gets: its permit, observed
-  // as granted, or its Failure().
-  StatusOr<Permit> Outcome(const internal::Waiter& w, internal::Waiter::State state);
+  // What a waiter that left the queue (granted or failed) gets: its permit, observed as granted,
+  // or its Failure().
+  StatusOr<Permit> Outcome(const internal::Waiter& w);
 };
 
 inline void Permit::Release(PermitOutcome outcome, uint64_t bytes) noexcept {
