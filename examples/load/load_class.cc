@@ -8,18 +8,13 @@
 #include <string_view>
 #include <utility>
 
+#include "blobtune/base/text.h"
 #include "load_flags.h"
 
 namespace blobtune::load {
 namespace {
 
 constexpr std::string_view kSpaces = " \t";
-
-std::string_view Trim(std::string_view text) {
-  const size_t first = text.find_first_not_of(kSpaces);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpaces) - first + 1);
-}
 
 // The words of `text`, between spaces.
 std::vector<std::string_view> Words(std::string_view text) {

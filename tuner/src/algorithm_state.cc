@@ -1,15 +1,12 @@
 #include "blobtune/tuner/algorithm_state.h"
 
-#include <cstdio>
-
 #include "algorithms/algorithm_internal.h"
+#include "blobtune/base/text.h"
 #include "blobtune/base/version.h"
 #include "blobtune/tuner/limit_algorithm.h"
 
 namespace blobtune::tuner {
 namespace {
-
-using algorithms_internal::Trim;
 
 constexpr std::string_view kFormatLine = "blobtune-algorithm-state 1";
 
@@ -30,11 +27,7 @@ std::optional<double> AlgorithmState::Find(std::string_view name) const {
 std::string AlgorithmState::ToText() const {
   std::string text = std::string(kFormatLine) + "\nversion " + version + "\nalgorithm " +
                      algorithm + "\n";
-  for (const auto& [key, value] : values) {
-    char number[32];
-    std::snprintf(number, sizeof number, "%.17g", value);  // Reads back exactly.
-    text += key + " " + number + "\n";
-  }
+  for (const auto& [key, value] : values) text += key + " " + FormatNumber(value) + "\n";
   return text;
 }
 
@@ -68,7 +61,7 @@ StatusOr<AlgorithmState> AlgorithmState::FromText(std::string_view text) {
       field = std::string(rest);
       continue;
     }
-    const std::optional<double> value = algorithms_internal::ParseFiniteNumber(rest);
+    const std::optional<double> value = ParseFiniteNumber(rest);
     if (!value) return LineError(line_number, "'" + std::string(rest) + "' is not a finite number");
     if (state.Find(key)) return LineError(line_number, std::string(key) + " given twice");
     state.values.emplace_back(std::string(key), *value);

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 
+#include "blobtune/base/text.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "partition_queues.h"
 #include "sample_queue.h"
@@ -74,23 +74,19 @@ Status LimiterOptions::Validate() const {
     const PartitionOptions& p = partitions[i];
     const std::string where = "partitions[" + std::to_string(i) + "]";
     if (p.name.empty()) return Status::InvalidArgument(where + ".name must not be empty");
-    for (size_t j = 0; j < i; ++j) {
-      if (partitions[j].name == p.name) {
-        return Status::InvalidArgument(where + ".name \"" + p.name + "\" is used twice");
-      }
+    if (std::any_of(partitions.begin(), partitions.begin() + i,
+                    [&](const PartitionOptions& q) { return q.name == p.name; })) {
+      return Status::InvalidArgument(where + ".name \"" + p.name + "\" is used twice");
     }
     if (!(p.share >= 0.0 && p.share <= 1.0)) {
-      char share[32];
-      std::snprintf(share, sizeof share, "%g", p.share);
-      return Status::InvalidArgument(where + ".share must be in [0, 1], got " + share);
+      return Status::InvalidArgument(where + ".share must be in [0, 1], got " +
+                                     FormatNumber(p.share));
     }
     shares += p.share;
   }
   // A little slack for shares written as decimals (0.7 + 0.2 + 0.1 is not exactly 1).
   if (shares > 1.0 + 1e-9) {
-    char sum[32];
-    std::snprintf(sum, sizeof sum, "%g", shares);
-    return Status::InvalidArgument(std::string("the partitions' shares add up to ") + sum +
+    return Status::InvalidArgument("the partitions' shares add up to " + FormatNumber(shares) +
                                    ", more than 1");
   }
   return Status();

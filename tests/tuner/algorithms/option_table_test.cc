@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "algorithm_internal.h"
+#include "blobtune/base/text.h"
 #include "blobtune/tuner/algorithm_registry.h"
 #include "option_table.h"
 
 namespace blobtune::tuner {
 namespace {
 
-using algorithms_internal::FormatNumber;
 using algorithms_internal::OptionRow;
 using algorithms_internal::OptionsOf;
 using algorithms_internal::OptionType;

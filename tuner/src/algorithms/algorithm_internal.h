@@ -1,5 +1,5 @@
 // Private helpers shared by the limit algorithm ports: the errors of config checks, limit
-// clamping, Netflix's log10 step function, and the words and numbers of spec and state text
+// clamping, Netflix's log10 step function, and the names in spec and state text
 // (algorithm_registry.h, algorithm_state.h). Not installed.
 //
 // Thread-safety: stateless functions.
@@ -7,8 +7,6 @@
 #define BLOBTUNE_TUNER_SRC_ALGORITHMS_ALGORITHM_INTERNAL_H_
 
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
 
 #include "blobtune/base/status.h"
@@ -23,15 +21,6 @@ inline constexpr int kLimitCeiling = 1000000;
 // Gradient2). Past this many replays the extra copies carry no new information and would only
 // cost time, so replay stops there.
 inline constexpr uint32_t kMaxWeightReplays = 1024;
-
-// The shortest text that reads back as `value` ("0.9", "1000000", "1e-07").
-std::string FormatNumber(double value);
-
-// All of `text` as a finite number (std::from_chars, so no leading '+'), or std::nullopt.
-std::optional<double> ParseFiniteNumber(std::string_view text);
-
-// `text` without the spaces, tabs and line ends around it.
-std::string_view Trim(std::string_view text);
 
 // Whether `text` can name an algorithm, a parameter or a state value: non-empty, and only a-z,
 // 0-9 and '_'.

@@ -6,17 +6,16 @@
 #include <utility>
 
 #include "algorithm_internal.h"
+#include "blobtune/base/text.h"
 #include "option_table.h"
 
 namespace blobtune::tuner {
 namespace {
 
 using ParamMap = std::map<std::string, double, std::less<>>;
-using algorithms_internal::FormatNumber;
 using algorithms_internal::IsIdentifier;
 using algorithms_internal::OptionRow;
 using algorithms_internal::OptionsOf;
-using algorithms_internal::Trim;
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
@@ -139,8 +138,8 @@ StatusOr<AlgorithmSpec> ParseAlgorithmSpec(std::string_view text) {
                                      " must be non-empty and contain only a-z, 0-9 and '_'");
     }
     const std::string_view number = Trim(item.substr(equals + 1));
-    const std::optional<double> value = algorithms_internal::ParseFiniteNumber(
-        number.starts_with('+') ? number.substr(1) : number);  // from_chars reads no '+'.
+    const std::optional<double> value =
+        ParseFiniteNumber(number.starts_with('+') ? number.substr(1) : number);
     if (!value) {
       return Status::InvalidArgument("parameter " + Quote(key) + " has value " + Quote(number) +
                                      ", which is not a finite number");

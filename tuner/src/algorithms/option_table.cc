@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "blobtune/base/text.h"
+
 namespace blobtune::tuner::algorithms_internal {
 
 bool OptionRange::Contains(double value) const noexcept {
