@@ -42,7 +42,7 @@ class AsyncAcquireTest : public ::testing::Test {
   // is queued (or already done).
   void StartAcquire(Limiter& limiter, TimePoint deadline, std::optional<StatusOr<Permit>>& out,
                     std::stop_token stop = {}) {
-    AsyncAcquire(limiter, io_.get_executor(), deadline, std::move(stop),
+    AsyncAcquire(limiter, PartitionId{}, io_.get_executor(), deadline, std::move(stop),
                  [&out](StatusOr<Permit> result) { out.emplace(std::move(result)); });
     io_.poll();
     io_.restart();
@@ -252,8 +252,9 @@ TEST(AsyncAcquireStressTest, ConservesPermitsOnAThreadPool) {
         [&, i]() -> asio::awaitable<void> {
           auto ex = co_await asio::this_coro::executor;
           for (int round = 0; round < 5; ++round) {
-            StatusOr<Permit> p = co_await AsyncAcquire(*limiter, ex, clock.Now() + milliseconds(2),
-                                                       stops[i].get_token(), asio::use_awaitable);
+            StatusOr<Permit> p =
+                co_await AsyncAcquire(*limiter, PartitionId{}, ex, clock.Now() + milliseconds(2),
+                                      stops[i].get_token(), asio::use_awaitable);
             if (p.ok()) {
               if (holders.fetch_add(1) + 1 > 3) violations++;
               clock.Advance(std::chrono::microseconds(100));

@@ -201,18 +201,11 @@ auto AsyncAcquire(Limiter& limiter, PartitionId partition, const Executor& execu
       token, executor);
 }
 
-// The same for the first partition (the whole limiter when it has none).
-template <typename Executor, typename CompletionToken>
-auto AsyncAcquire(Limiter& limiter, const Executor& executor, TimePoint deadline,
-                  std::stop_token stop, CompletionToken&& token) {
-  return AsyncAcquire(limiter, PartitionId{}, executor, deadline, std::move(stop),
-                      std::forward<CompletionToken>(token));
-}
-
+// The same for the first partition (the whole limiter when it has none), without a stop token.
 template <typename Executor, typename CompletionToken>
 auto AsyncAcquire(Limiter& limiter, const Executor& executor, TimePoint deadline,
                   CompletionToken&& token) {
-  return AsyncAcquire(limiter, executor, deadline, std::stop_token(),
+  return AsyncAcquire(limiter, PartitionId{}, executor, deadline, std::stop_token(),
                       std::forward<CompletionToken>(token));
 }
 
@@ -226,8 +219,8 @@ auto AsyncAcquire(Limiter& limiter, PartitionId partition, const Executor& execu
 template <typename Executor, typename CompletionToken>
 auto AsyncAcquire(Limiter& limiter, const Executor& executor, Duration timeout,
                   CompletionToken&& token) {
-  return AsyncAcquire(limiter, executor, limiter.clock().Now() + timeout, std::stop_token(),
-                      std::forward<CompletionToken>(token));
+  return AsyncAcquire(limiter, PartitionId{}, executor, limiter.clock().Now() + timeout,
+                      std::stop_token(), std::forward<CompletionToken>(token));
 }
 
 }  // namespace blobtune::tuner

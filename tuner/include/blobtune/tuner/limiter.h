@@ -24,12 +24,9 @@
 // allocates nothing. The figures, and those of an observer and of partitions:
 // docs/ARCHITECTURE.md, "What a permit costs".
 //
-// Timing: every permit is timed (two clock reads) while completions are slower than
-// LimiterOptions::full_sampling_rate; above it one in `stride` is, and its sample weighs as many
-// completions as it stands for. A permit is also timed once no sample came for a few
-// milliseconds, so that a falling rate is noticed. Samples reach the algorithm through a bounded
-// lock-free queue, applied by whichever releasing thread holds a try-only flag, so no thread
-// blocks on another's sample. Only the waiting path (queue, timeouts) takes a mutex.
+// Timing: a timed permit costs two clock reads; which permits are timed, and what their samples
+// weigh: LimiterOptions::full_sampling_rate. Samples reach the algorithm without any thread
+// blocking on another's (internal/limiter_state.h); only the waiting path takes a mutex.
 //
 // Thread-safety: all methods are safe to call from any thread. The limiter must outlive its
 // permits and waiters.
@@ -101,7 +98,9 @@ struct LimiterOptions {
   Duration overload_window = std::chrono::milliseconds(100);
   // Completions per second below which every permit is timed. Above it, one permit in
   // `stride` (a power of two) is, so that about this many samples per second reach the
-  // algorithm. Default: 20000 per second. REQUIRES: > 0.
+  // algorithm, each weighing as many completions as it stands for; and one is timed whenever no
+  // sample came for a few milliseconds, so that a falling rate is noticed. Default: 20000 per
+  // second. REQUIRES: > 0.
   double full_sampling_rate = 20000.0;
   // Callers that share the limit with guaranteed shares and priorities (partition.h). At most
   // kMaxPartitions. Default: none, one partition that has the whole limit.

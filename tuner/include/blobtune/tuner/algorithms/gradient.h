@@ -41,10 +41,9 @@
 // and fixed_value (a static minRTT). The jitter is drawn in nanoseconds rather than whole
 // milliseconds, and when both deadlines fall on the same instant the minRTT window opens first.
 //
-// Defaults: the proto's (max 1000, p50, request_count 50, jitter 15%, min_concurrency 3, buffer
-// 25%); the proto requires the two intervals and gives no default, so they are those of Envoy's
-// documented example (update interval 100 ms, minRTT interval 60 s). initial_limit defaults to
-// min_concurrency because Envoy restores the limit it pinned at construction.
+// Defaults: the proto's; it requires the two intervals and gives them no default, so theirs are
+// those of Envoy's documented example. initial_limit defaults to min_concurrency because Envoy
+// restores the limit it pinned at construction.
 //
 // Sample::weight: counted `weight` times towards min_rtt_request_count and in the percentile (an
 // Envoy histogram insert with count = weight). Sample::dropped: ignored; Envoy samples the

@@ -28,10 +28,9 @@
 // clamp(2 * window min latency, min_window_time, max_window_time). A closed window holding at
 // least window_size samples feeds one update with its average latency and maximum inflight.
 //
-// Defaults: Netflix's Gradient2Limit.Builder (initial 20, min 20, max 200, smoothing 0.2, queue
-// size 4, long window 600, tolerance 1.5) and WindowedLimit (window 10 samples, 1 s, 1 s, 100 us)
-// for the window fields, except that the window is off by default: Gradient2Limit.newDefault()
-// has none, and LMDB reads often finish below WindowedLimit's 100 us threshold.
+// Defaults: those of Netflix's Gradient2Limit.Builder, and of WindowedLimit for the window
+// fields, except that the window is off: Gradient2Limit.newDefault() has none, and LMDB reads
+// often finish below WindowedLimit's 100 us threshold.
 //
 // Sample::weight: without a window, a sample of weight w is replayed as w identical samples (at
 // most 1024); in a window it counts w times towards the sample count and the average. Sample::

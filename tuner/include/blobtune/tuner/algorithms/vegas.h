@@ -29,9 +29,7 @@
 // Probing is counted in samples, as in Netflix, so it needs no clock. Netflix draws the jitter
 // from ThreadLocalRandom; here it comes from a PRNG seeded with `seed`, so runs reproduce.
 //
-// Defaults: Netflix's VegasLimit.Builder (initial 20, max 1000, smoothing 1.0, alpha 3 log,
-// beta 6 log, threshold log, probe multiplier 30). Netflix has no minimum beyond 1; min_limit
-// defaults to 1.
+// Defaults: those of Netflix's VegasLimit.Builder; min_limit 1, as Netflix has no minimum.
 //
 // Sample::weight: a sample of weight w is replayed as w identical samples (at most 1024), so the
 // probe count advances by w. Sample::dropped: a drop, like Netflix's didDrop (it still updates
