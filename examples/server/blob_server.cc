@@ -25,6 +25,7 @@
 #include "blobtune/metrics/status_sampler.h"
 #include "blobtune/store/async_blob_store.h"
 #include "blobtune/store/blob_store.h"
+#include "blobtune/store/directory_claim.h"
 #include "blobtune/store/lmdb_blob_store.h"
 #if BLOBTUNE_HAVE_RADOS
 #include "blobtune/store/rados_blob_store.h"
@@ -137,6 +138,13 @@ class BlobServer::Impl {
     }
     registry_.AddProcessMetrics();
     MakeRoomForConnections(options_);
+    // With the blobs in a pool, the data directory holds this server's limiter state alone: one
+    // server to a directory, as one LMDB store's server has its directory to itself.
+    if (options_.store == StoreBackend::kRados && !options_.data_dir.empty()) {
+      StatusOr<store::DirectoryClaim> claim = store::ClaimDirectory(options_.data_dir, false);
+      if (!claim.ok()) return claim.status();
+      data_dir_claim_ = *std::move(claim);
+    }
     StatusOr<std::unique_ptr<store::BlobStore>> store = OpenStore(options_, *store_metrics);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
@@ -263,6 +271,7 @@ class BlobServer::Impl {
   }
 
   const ServerOptions options_;
+  store::DirectoryClaim data_dir_claim_;  // With --store rados: released after the last save.
   metrics::MetricsRegistry registry_;
   std::unique_ptr<store::BlobStore> store_;
   std::unique_ptr<tuner::Limiter> read_limiter_;

@@ -4,6 +4,7 @@
 #include "blobtune/store/lmdb_blob_store.h"
 
 #include <malloc.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,11 +13,11 @@
 
 #include "blob_format.h"
 #include "blobtune/base/mutex.h"
+#include "blobtune/store/directory_claim.h"
 #include "blobtune/store/store_observer.h"
 #include "crc32c.h"
 #include "lmdb_env.h"
 #include "reader_gate.h"
-#include "store_directory.h"
 #include "sync_completion.h"
 #include "write_batcher.h"
 
@@ -36,7 +37,7 @@ constexpr size_t kKeptReadTxns = 32;
 
 class LmdbBlobStore final : public BlobStore {
  public:
-  LmdbBlobStore(const LmdbStoreOptions& options, internal::DirectoryClaim claim, LmdbEnv env,
+  LmdbBlobStore(const LmdbStoreOptions& options, DirectoryClaim claim, LmdbEnv env,
                 std::vector<MDB_dbi> dbis)
       : options_(options),
         claim_(std::move(claim)),
@@ -308,7 +309,7 @@ class LmdbBlobStore final : public BlobStore {
   }
 
   const LmdbStoreOptions options_;
-  internal::DirectoryClaim claim_;  // Released last, after the environment has closed.
+  DirectoryClaim claim_;  // Released last, after the environment has closed.
   LmdbEnv env_;
   const std::vector<MDB_dbi> dbis_;  // Parallel to options_.namespaces.
   const size_t max_key_size_;
@@ -373,9 +374,13 @@ void KeepHeapResident() {
 
 StatusOr<std::unique_ptr<BlobStore>> OpenLmdbBlobStore(const LmdbStoreOptions& options) {
   if (Status s = options.Validate(); !s.ok()) return s;
-  StatusOr<internal::DirectoryClaim> claim =
-      internal::PrepareStoreDirectory(options.directory, options.create_if_missing);
+  StatusOr<DirectoryClaim> claim = ClaimDirectory(options.directory, options.create_if_missing);
   if (!claim.ok()) return claim.status();
+  const std::string data_file = options.directory + "/data.mdb";
+  struct stat data {};
+  if (::stat(data_file.c_str(), &data) == 0 && !S_ISREG(data.st_mode)) {
+    return Status::InvalidArgument("'" + data_file + "' exists but is not a regular file");
+  }
 
   internal::LmdbEnvSettings settings;
   settings.map_size_bytes = options.initial_map_size_bytes;

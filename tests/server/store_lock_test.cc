@@ -1,6 +1,7 @@
-// One process per store: a second blobtune-server on a running one's data directory exits 1 at
-// once, naming the directory and the running server's pid; once the first is killed with
-// SIGKILL, nothing it left behind keeps a new server from opening the directory.
+// One process per data directory: a second blobtune-server on a running one's data directory
+// exits 1 at once, naming the directory and the running server's pid, whether its blobs would be
+// in that directory (LMDB) or in a RADOS pool; once the first is killed with SIGKILL, nothing it
+// left behind keeps a new server from opening the directory.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -14,6 +15,17 @@ namespace {
 
 using blobtune::testing::TempDir;
 
+// `refused`, started on `data` while `holder` runs there, exits 1 without listening and names
+// the directory and the holder's pid.
+void ExpectRefused(ServerProcess& refused, const std::string& data, const ServerProcess& holder) {
+  EXPECT_EQ(refused.ReadPort(), 0) << "the refused server listens: " << refused.output();
+  EXPECT_EQ(refused.WaitExit(), 1) << refused.output();
+  EXPECT_NE(refused.output().find("'" + data + "'"), std::string::npos) << refused.output();
+  EXPECT_NE(refused.output().find("pid " + std::to_string(holder.pid())), std::string::npos)
+      << refused.output();
+  std::printf("refused: %s", refused.output().c_str());
+}
+
 TEST(ServerStoreLock, SecondServerOnTheSameDataDirExitsOneNamingItAndTheHolder) {
   TempDir dir("blobtune-store-lock");
   const std::string data = dir.Sub("data");
@@ -21,12 +33,7 @@ TEST(ServerStoreLock, SecondServerOnTheSameDataDirExitsOneNamingItAndTheHolder) 
   ASSERT_NE(first.ReadPort(), 0) << first.output();
 
   ServerProcess second({"--data-dir", data, "--listen", "127.0.0.1:0"});
-  EXPECT_EQ(second.ReadPort(), 0) << "the second server listens: " << second.output();
-  EXPECT_EQ(second.WaitExit(), 1) << second.output();
-  EXPECT_NE(second.output().find("'" + data + "'"), std::string::npos) << second.output();
-  EXPECT_NE(second.output().find("pid " + std::to_string(first.pid())), std::string::npos)
-      << second.output();
-  std::printf("second server: %s", second.output().c_str());
+  ExpectRefused(second, data, first);
 
   first.Signal(SIGKILL);
   EXPECT_EQ(first.WaitExit(), 128 + SIGKILL);
@@ -34,6 +41,23 @@ TEST(ServerStoreLock, SecondServerOnTheSameDataDirExitsOneNamingItAndTheHolder) 
   EXPECT_NE(third.ReadPort(), 0) << "after kill -9 of the first: " << third.output();
   third.Signal(SIGTERM);
   EXPECT_EQ(third.WaitExit(), 0) << third.output();
+}
+
+// With --store rados the data directory holds only the limiters' state, and two servers on one
+// would overwrite each other's. The directory is claimed before the pool is reached, so no
+// cluster is needed to see the refusal.
+TEST(ServerStoreLock, ARadosServerOnAHeldDataDirExitsOneNamingItAndTheHolder) {
+  if (!BLOBTUNE_HAVE_RADOS) GTEST_SKIP() << "this build has no RADOS store";
+  TempDir dir("blobtune-store-lock");
+  const std::string data = dir.Sub("data");
+  ServerProcess holder({"--data-dir", data, "--listen", "127.0.0.1:0"});
+  ASSERT_NE(holder.ReadPort(), 0) << holder.output();
+
+  ServerProcess rados({"--store", "rados", "--rados-conf", dir.Sub("no-such-ceph.conf"),
+                       "--rados-pool", "blobs", "--data-dir", data, "--listen", "127.0.0.1:0"});
+  ExpectRefused(rados, data, holder);
+  holder.Signal(SIGTERM);
+  EXPECT_EQ(holder.WaitExit(), 0) << holder.output();
 }
 
 }  // namespace

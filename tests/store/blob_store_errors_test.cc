@@ -259,7 +259,7 @@ TEST_F(BlobStoreErrorsTest, SecondOpenOfTheSameDirectoryIsRefused) {
   auto store = OpenStore(Options());
   StatusOr<std::unique_ptr<BlobStore>> second = OpenLmdbBlobStore(Options());
   EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
-  EXPECT_TRUE(Contains(second.status(), "already open")) << second.status();
+  EXPECT_TRUE(Contains(second.status(), "already in use in this process")) << second.status();
   store.reset();
   EXPECT_TRUE(OpenLmdbBlobStore(Options()).ok());
 }

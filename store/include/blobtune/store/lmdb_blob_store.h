@@ -47,9 +47,9 @@
 // find no room). Not overload (IsOverload is false): fewer concurrent writes would not make room.
 //
 // Thread-safety: all methods are safe to call from any number of threads at once. One store at a
-// time may have a given directory open, in one process: OpenLmdbBlobStore refuses a second in the
-// same process or in another one (a lock file, blobtune.lock, that the kernel releases when its
-// process ends, however it ends). LmdbStoreOptions is a plain value; OpenLmdbBlobStore copies it.
+// time may have a given directory open, in one process: OpenLmdbBlobStore claims it
+// (directory_claim.h) and refuses a directory that another owner in the same process or another
+// process holds. LmdbStoreOptions is a plain value; OpenLmdbBlobStore copies it.
 #ifndef BLOBTUNE_STORE_LMDB_BLOB_STORE_H_
 #define BLOBTUNE_STORE_LMDB_BLOB_STORE_H_
 

@@ -1,4 +1,4 @@
-#include "store_directory.h"
+#include "blobtune/store/directory_claim.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,10 +13,13 @@
 
 #include "blobtune/base/mutex.h"
 
-namespace blobtune::store::internal {
+namespace blobtune::store {
 namespace {
 
-// The directories (device, inode) that this process's stores have open.
+// The lock file in a claimed directory.
+constexpr char kLockFile[] = "blobtune.lock";
+
+// The directories (device, inode) that this process has claimed.
 struct ClaimedDirectories {
   Mutex mu;
   std::set<std::pair<dev_t, ino_t>> ids BLOBTUNE_GUARDED_BY(mu);
@@ -40,14 +43,14 @@ std::string HolderPid(int fd) {
   return std::to_string(pid);
 }
 
-// Takes the flock of `path`/kStoreLockFile without waiting and writes this process's pid in it.
+// Takes the flock of `path`/kLockFile without waiting and writes this process's pid in it.
 // Returns the open, locked descriptor.
 StatusOr<int> LockAcrossProcesses(const std::string& path) {
-  const std::string lock_file = path + "/" + kStoreLockFile;
+  const std::string lock_file = path + "/" + kLockFile;
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    return Status::InvalidArgument("cannot open the store's lock file '" + lock_file +
+    return Status::InvalidArgument("cannot open the lock file '" + lock_file +
                                    "': " + Errno(err));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -58,10 +61,10 @@ StatusOr<int> LockAcrossProcesses(const std::string& path) {
     }
     const std::string pid = HolderPid(fd);
     ::close(fd);
-    return Status::AlreadyExists("store directory '" + path + "' is in use by another process (" +
+    return Status::AlreadyExists("directory '" + path + "' is in use by another process (" +
                                  (pid.empty() ? std::string("pid unknown") : "pid " + pid) +
                                  ", which holds the lock on '" + lock_file +
-                                 "'); one process at a time may open a store");
+                                 "'); one process at a time may use it");
   }
   // Best effort: the pid only makes another process's message clearer (an empty file says
   // "pid unknown"); the lock is held either way.
@@ -95,46 +98,40 @@ void DirectoryClaim::Release() noexcept {
   claims.ids.erase({dev_, ino_});
 }
 
-StatusOr<DirectoryClaim> PrepareStoreDirectory(const std::string& path, bool create_if_missing) {
+StatusOr<DirectoryClaim> ClaimDirectory(const std::string& path, bool create_if_missing) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
     if (err != ENOENT) {
-      return Status::InvalidArgument("cannot use store directory '" + path + "': " + Errno(err));
+      return Status::InvalidArgument("cannot use directory '" + path + "': " + Errno(err));
     }
     if (!create_if_missing) {
-      return Status::NotFound("store directory '" + path +
-                              "' does not exist (create_if_missing is false)");
+      return Status::NotFound("directory '" + path + "' does not exist");
     }
     if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
       const int mkdir_err = errno;
-      return Status::InvalidArgument("cannot create store directory '" + path +
+      return Status::InvalidArgument("cannot create directory '" + path +
                                      "': " + Errno(mkdir_err));
     }
     if (::stat(path.c_str(), &st) != 0) {
-      return Status::Internal("store directory '" + path + "' vanished after mkdir");
+      return Status::Internal("directory '" + path + "' vanished after mkdir");
     }
   }
   if (!S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument("store path '" + path + "' is not a directory");
+    return Status::InvalidArgument("path '" + path + "' is not a directory");
   }
   if (::access(path.c_str(), R_OK | W_OK | X_OK) != 0) {
     const int err = errno;
-    return Status::InvalidArgument("store directory '" + path +
-                                   "' is not writable by this process: " + Errno(err));
-  }
-  const std::string data_file = path + "/data.mdb";
-  struct stat data_st {};
-  if (::stat(data_file.c_str(), &data_st) == 0 && !S_ISREG(data_st.st_mode)) {
-    return Status::InvalidArgument("'" + data_file + "' exists but is not a regular file");
+    return Status::InvalidArgument("directory '" + path + "' is not writable by this process: " +
+                                   Errno(err));
   }
   {
     ClaimedDirectories& claims = Claims();
     MutexLock lock(claims.mu);
     if (!claims.ids.insert({st.st_dev, st.st_ino}).second) {
-      return Status::AlreadyExists("store directory '" + path +
-                                   "' is already open in this process (LMDB allows one "
-                                   "environment per file per process)");
+      return Status::AlreadyExists("directory '" + path +
+                                   "' is already in use in this process (a blob store open on "
+                                   "it, or another claim)");
     }
   }
   DirectoryClaim claim(st.st_dev, st.st_ino);  // Released again if the lock is not ours.
@@ -144,4 +141,4 @@ StatusOr<DirectoryClaim> PrepareStoreDirectory(const std::string& path, bool cre
   return claim;
 }
 
-}  // namespace blobtune::store::internal
+}  // namespace blobtune::store
