@@ -374,6 +374,11 @@ void KeepHeapResident() {
 
 StatusOr<std::unique_ptr<BlobStore>> OpenLmdbBlobStore(const LmdbStoreOptions& options) {
   if (Status s = options.Validate(); !s.ok()) return s;
+  // The directory is checked before LMDB sees it, so that errors say what is wrong in words, not
+  // errno, and claimed: once per process, because LMDB forbids opening one environment twice in
+  // a process (closing either would drop the other's locks), and once per machine, because the
+  // store has one writer (its writer thread) and assumes no other process writes or grows the
+  // map behind it.
   StatusOr<DirectoryClaim> claim = ClaimDirectory(options.directory, options.create_if_missing);
   if (!claim.ok()) return claim.status();
   const std::string data_file = options.directory + "/data.mdb";
