@@ -1,6 +1,6 @@
-// Numbers and words in the text that blobtune reads and writes: algorithm specs, saved
-// algorithm states, flags and error messages. One way to write a number, so that what one
-// component prints another reads back to the same value.
+// Numbers and words in the text that blobtune's library reads and writes: algorithm specs, saved
+// algorithm states and error messages. One way to write a number, so that what one component
+// prints another reads back to the same value.
 //
 //   std::string text = blobtune::FormatNumber(0.1);                // "0.1", not "0.100000"
 //   std::optional<double> x = blobtune::ParseFiniteNumber(text);   // 0.1 exactly
