@@ -187,5 +187,32 @@ TEST(ReferenceFramerTest, EndsRequestsWhereTheServerDoesAndFindsTheSmugglingCase
   }
 }
 
+// Content-Length is 1*DIGIT (RFC 9110 8.6): leading zeros, however many, are part of a number
+// both framers read alike; only a value past 64 bits is refused.
+TEST(ReferenceFramerTest, ContentLengthWithLeadingZerosIsANumberAndOverflowIsRefused) {
+  using reference::FrameByRfc9112;
+  using reference::ReferenceOutcome;
+  const std::string_view zeros =
+      "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+      "Content-Length: 000000000000000000000000000003\r\n\r\nabc"
+      "GET /b HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::vector<FramedRequest> server = FrameRequests(zeros, 1024);
+  ASSERT_EQ(server.size(), 2u);
+  EXPECT_EQ(server[0].outcome, FramedRequest::Outcome::kRequest);
+  EXPECT_EQ(server[0].body_size, 3u);
+  EXPECT_EQ(server[1].target, "/b");
+  const reference::ReferenceFrame first = FrameByRfc9112(zeros, kHeaderLimit);
+  EXPECT_EQ(first.outcome, ReferenceOutcome::kRequest);
+  EXPECT_EQ(first.size, server[0].size);
+
+  const std::string_view overflow =
+      "PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 18446744073709551616\r\n\r\nabc";
+  EXPECT_EQ(FrameByRfc9112(overflow, kHeaderLimit).outcome, ReferenceOutcome::kAmbiguous);
+  EXPECT_EQ(FrameByRfc9112(overflow, kHeaderLimit).why, "a Content-Length over 64 bits");
+  const std::vector<FramedRequest> refused = FrameRequests(overflow, 1024);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].outcome, FramedRequest::Outcome::kRefused);
+}
+
 }  // namespace
 }  // namespace blobtune::server

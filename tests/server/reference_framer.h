@@ -7,10 +7,10 @@
 // Outcomes: a whole request and where it ends; ambiguous (two readers of the RFC could end the
 // request in different places, so a server must refuse it: a bare LF or CR, an obs-fold, a
 // field name that is no token or has whitespace before its colon, Transfer-Encoding with
-// Content-Length or in HTTP/1.0 or not ending in chunked, Content-Length that is no number or
-// given differently, a malformed chunk, a bare CR or LF in the trailer section); incomplete; or
-// unframeable (not HTTP/1.x at all, or
-// over the header size a server may choose: no claim either way).
+// Content-Length or in HTTP/1.0 or not ending in chunked, Content-Length that is no number, is
+// past 64 bits or is given differently, a malformed chunk, a bare CR or LF in the trailer
+// section); incomplete; or unframeable (not HTTP/1.x at all, or over the header size a server
+// may choose: no claim either way).
 //
 // Thread-safety: a pure function.
 #ifndef BLOBTUNE_TESTS_SERVER_REFERENCE_FRAMER_H_
@@ -269,12 +269,16 @@ inline ReferenceFrame FrameByRfc9112(std::string_view s, size_t max_header_bytes
   if (!lengths.empty()) {
     uint64_t length = 0;
     for (size_t i = 0; i < lengths.size(); ++i) {
+      // Content-Length = 1*DIGIT (RFC 9110 8.6): leading zeros are digits like any other; a
+      // value past 64 bits cannot be held, so no server can frame by it.
       const std::string_view text = lengths[i];
-      if (text.empty() || text.size() > 19) return Ambiguous("a Content-Length that is no number");
+      if (text.empty()) return Ambiguous("a Content-Length that is no number");
       uint64_t value = 0;
       for (char c : text) {
         if (c < '0' || c > '9') return Ambiguous("a Content-Length that is no number");
-        value = value * 10 + static_cast<uint64_t>(c - '0');
+        const auto digit = static_cast<uint64_t>(c - '0');
+        if (value > (UINT64_MAX - digit) / 10) return Ambiguous("a Content-Length over 64 bits");
+        value = value * 10 + digit;
       }
       if (i > 0 && value != length) return Ambiguous("Content-Lengths that differ");
       length = value;
