@@ -3,6 +3,9 @@
 // whose result is routed as the server routes it. Checks that a route the parser accepts only
 // carries a namespace and id that pass validation, and that nothing crashes.
 //
+// The input is also each precondition header (If-Match, If-None-Match), evaluated against a
+// blob and against none.
+//
 // Framing: the input is also a byte stream on one connection, framed into requests the way the
 // server frames them (FrameRequests, framing.h: Beast's parser with the server's limits, the
 // checks of line endings and of RFC 9112 section 6, the body by Content-Length or chunked), and
@@ -12,7 +15,7 @@
 // the other way round: one request answered twice, or a body executed); wherever the reference
 // finds the framing ambiguous, the server must refuse it, and it then reads nothing more.
 //
-// Built with clang -fsanitize=fuzzer by scripts/fuzz; request_fuzzer_replay_test.cc runs the
+// Built with clang -fsanitize=fuzzer by scripts/fuzz; server_request_fuzzer_corpus_test runs the
 // seed corpus through it in every build.
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/empty_body.hpp>
@@ -20,10 +23,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "framing.h"
+#include "preconditions.h"
 #include "reference_framer.h"
 #include "request_target.h"
 
@@ -106,6 +112,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckRoute(method, input.substr(1));
   }
   (void)blobtune::server::PercentDecode(input);
+  // The precondition headers, as a client may send anything in them.
+  for (const bool safe : {true, false}) {
+    const blobtune::server::Preconditions conditions{std::string(input), std::string(input)};
+    (void)blobtune::server::EvaluatePreconditions(conditions, safe, std::nullopt);
+    (void)blobtune::server::EvaluatePreconditions(conditions, safe,
+                                                  blobtune::server::ETagOf(0x1a2b3c4d));
+  }
 
   CheckFraming(input);
 

@@ -1,7 +1,9 @@
-// Runs every file of the fuzzer's seed corpus (tests/server/fuzz_corpus) through
-// LLVMFuzzerTestOneInput, so each build, sanitizers included, checks the corpus without clang.
+// Runs every file of a fuzzer's seed corpus (BLOBTUNE_FUZZ_CORPUS_DIR) through its
+// LLVMFuzzerTestOneInput, so that each build, sanitizers included, checks the corpus without
+// clang. Linked into NAME_corpus_test by blobtune_add_fuzzer (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
-TEST(RequestFuzzerCorpus, EverySeedRunsClean) {
+TEST(FuzzCorpus, EverySeedRunsClean) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(BLOBTUNE_FUZZ_CORPUS_DIR)) {
     std::ifstream in(entry.path(), std::ios::binary);
@@ -22,15 +24,7 @@ TEST(RequestFuzzerCorpus, EverySeedRunsClean) {
         << entry.path();
     ++files;
   }
-  EXPECT_GE(files, 8);
-}
-
-TEST(RequestFuzzerCorpus, EveryPrefixOfARequestRunsClean) {
-  const std::string request =
-      "PUT /blobs/default/a%41b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
-  for (size_t n = 0; n <= request.size(); ++n) {
-    EXPECT_EQ(LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(request.data()), n), 0);
-  }
+  EXPECT_GE(files, 8) << "a seed corpus this small is likely the wrong directory";
 }
 
 }  // namespace
