@@ -1,5 +1,6 @@
 #include "blobtune/tuner/algorithms/marginal.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -382,6 +383,17 @@ TEST(MarginalLimitStateTest, AStateItCannotUseLeavesItUnchanged) {
   state = marginal->SaveState();
   state.values[0].second = 0;  // A limit below 1.
   EXPECT_EQ(marginal->RestoreState(state).code(), StatusCode::kInvalidArgument);
+  // A damaged file: a hold time past the longest slot (2^40 ns), which no time type holds in
+  // nanoseconds once it is large enough.
+  state = {.version = state.version,
+           .algorithm = "marginal",
+           .values = {{"limit", 64}, {"hold_s", 5e43}, {"noise", 0.8}}};
+  const Status damaged = marginal->RestoreState(state);
+  EXPECT_EQ(damaged.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(damaged.message(), ::testing::HasSubstr("hold_s in (0, 1099.511627776]"));
+  state.values[1].second = 1099;
+  std::unique_ptr<LimitAlgorithm> other = Make("marginal");
+  EXPECT_TRUE(other->RestoreState(state).ok());
   EXPECT_EQ(marginal->estimates().state, "startup");
   EXPECT_EQ(marginal->limit(), MarginalLimit::Options{}.limits.initial_limit);
 }
