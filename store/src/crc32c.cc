@@ -211,18 +211,19 @@ BLOBTUNE_FOLD_TARGET inline __m128i Fold(__m128i x, __m128i k, __m128i y) {
                        y);
 }
 
-// Loads 64 bytes at `p` and, when copying, stores them at `d`.
+// Loads 64 bytes at p + at and, when copying, stores them at d + at. (Without a copy d is null,
+// and no offset is ever added to it.)
 template <bool kCopy>
-BLOBTUNE_FOLD_TARGET inline __m512i Take64(const unsigned char* p, unsigned char* d) {
-  const __m512i v = _mm512_loadu_si512(p);
-  if constexpr (kCopy) _mm512_storeu_si512(d, v);
+BLOBTUNE_FOLD_TARGET inline __m512i Take64(const unsigned char* p, unsigned char* d, size_t at) {
+  const __m512i v = _mm512_loadu_si512(p + at);
+  if constexpr (kCopy) _mm512_storeu_si512(d + at, v);
   return v;
 }
 
 template <bool kCopy>
-BLOBTUNE_FOLD_TARGET inline __m128i Take16(const unsigned char* p, unsigned char* d) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  if constexpr (kCopy) _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+BLOBTUNE_FOLD_TARGET inline __m128i Take16(const unsigned char* p, unsigned char* d, size_t at) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+  if constexpr (kCopy) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + at), v);
   return v;
 }
 
@@ -232,22 +233,20 @@ constexpr size_t kFoldMinBytes = 256;
 template <bool kCopy>
 BLOBTUNE_FOLD_TARGET uint32_t RawFold(uint32_t crc, const unsigned char* p, unsigned char* d,
                                       size_t n) {
-  __m512i x0 = Take64<kCopy>(p, d);
-  __m512i x1 = Take64<kCopy>(p + 64, d + 64);
-  __m512i x2 = Take64<kCopy>(p + 128, d + 128);
-  __m512i x3 = Take64<kCopy>(p + 192, d + 192);
+  __m512i x0 = Take64<kCopy>(p, d, 0);
+  __m512i x1 = Take64<kCopy>(p, d, 64);
+  __m512i x2 = Take64<kCopy>(p, d, 128);
+  __m512i x3 = Take64<kCopy>(p, d, 192);
   x0 = _mm512_xor_si512(x0, _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(crc))));
-  p += 256;
-  d += 256;
+  size_t at = 256;
   n -= 256;
   const __m512i k2048 = Broadcast(kFold2048);
   while (n >= 256) {
-    x0 = Fold(x0, k2048, Take64<kCopy>(p, d));
-    x1 = Fold(x1, k2048, Take64<kCopy>(p + 64, d + 64));
-    x2 = Fold(x2, k2048, Take64<kCopy>(p + 128, d + 128));
-    x3 = Fold(x3, k2048, Take64<kCopy>(p + 192, d + 192));
-    p += 256;
-    d += 256;
+    x0 = Fold(x0, k2048, Take64<kCopy>(p, d, at));
+    x1 = Fold(x1, k2048, Take64<kCopy>(p, d, at + 64));
+    x2 = Fold(x2, k2048, Take64<kCopy>(p, d, at + 128));
+    x3 = Fold(x3, k2048, Take64<kCopy>(p, d, at + 192));
+    at += 256;
     n -= 256;
   }
   const __m512i k512 = Broadcast(kFold512);
@@ -255,9 +254,8 @@ BLOBTUNE_FOLD_TARGET uint32_t RawFold(uint32_t crc, const unsigned char* p, unsi
   x2 = Fold(x1, k512, x2);
   x3 = Fold(x2, k512, x3);
   while (n >= 64) {
-    x3 = Fold(x3, k512, Take64<kCopy>(p, d));
-    p += 64;
-    d += 64;
+    x3 = Fold(x3, k512, Take64<kCopy>(p, d, at));
+    at += 64;
     n -= 64;
   }
   const __m128i k128 =
@@ -269,15 +267,14 @@ BLOBTUNE_FOLD_TARGET uint32_t RawFold(uint32_t crc, const unsigned char* p, unsi
   a = Fold(a, k128, _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 2));
   a = Fold(a, k128, _mm512_mask_extracti32x4_epi32(zero, 0xF, x3, 3));
   while (n >= 16) {
-    a = Fold(a, k128, Take16<kCopy>(p, d));
-    p += 16;
-    d += 16;
+    a = Fold(a, k128, Take16<kCopy>(p, d, at));
+    at += 16;
     n -= 16;
   }
   uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(a)));
   c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(a, 1)));
-  if constexpr (kCopy) std::memcpy(d, p, n);
-  while (n-- > 0) c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
+  if constexpr (kCopy) std::memcpy(d + at, p + at, n);
+  for (; n > 0; --n) c = _mm_crc32_u8(static_cast<uint32_t>(c), p[at++]);
   return static_cast<uint32_t>(c);
 }
 
