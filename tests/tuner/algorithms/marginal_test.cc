@@ -390,8 +390,8 @@ TEST(MarginalLimitStateTest, AStateItCannotUseLeavesItUnchanged) {
            .values = {{"limit", 64}, {"hold_s", 5e43}, {"noise", 0.8}}};
   const Status damaged = marginal->RestoreState(state);
   EXPECT_EQ(damaged.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(damaged.message(), ::testing::HasSubstr("hold_s in (0, 1099.511627776]"));
-  state.values[1].second = 1099;
+  EXPECT_THAT(damaged.message(), ::testing::HasSubstr("hold_s > 0 up to 2^40 ns"));
+  state.values[1].second = 1099;  // Seconds: just under 2^40 ns.
   std::unique_ptr<LimitAlgorithm> other = Make("marginal");
   EXPECT_TRUE(other->RestoreState(state).ok());
   EXPECT_EQ(marginal->estimates().state, "startup");

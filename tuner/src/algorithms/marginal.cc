@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "algorithm_internal.h"
-#include "blobtune/base/text.h"
 #include "option_table.h"
 
 namespace blobtune::tuner {
@@ -36,12 +35,9 @@ double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-// The longest slot, about 18 minutes: a hold time longer than this leaves no slot to measure
-// in, so a saved state that claims one is damaged.
+// The longest slot, about 18 minutes; a hold time past it leaves nothing to measure.
 constexpr int64_t kMaxSlotNs = int64_t{1} << 40;
-
-// The smallest power of two nanoseconds of at least `seconds` (at least 1 us, at most
-// kMaxSlotNs).
+// The smallest power of two nanoseconds of at least `seconds` (at least 1 us, at most 2^40 ns).
 int64_t SlotLength(double seconds) {
   int64_t ns = 1024;
   while (static_cast<double>(ns) < seconds * 1e9 && ns < kMaxSlotNs) ns *= 2;
@@ -295,12 +291,10 @@ Status MarginalLimit::RestoreState(const AlgorithmState& state) {
   const std::optional<double> limit = state.Find("limit");
   const std::optional<double> hold = state.Find("hold_s");
   const std::optional<double> noise = state.Find("noise");
-  const double max_hold_s = Seconds(Duration(kMaxSlotNs));
   if (state.algorithm != kName || !limit || !hold || !noise || *limit < 1 || *hold <= 0 ||
-      *hold > max_hold_s || *noise <= 0) {
-    return Status::InvalidArgument(
-        "marginal cannot start from the state of " + state.algorithm +
-        " (it needs limit >= 1, hold_s in (0, " + FormatNumber(max_hold_s) + "] and noise > 0)");
+      *hold > Seconds(Duration(kMaxSlotNs)) || *noise <= 0) {
+    return Status::InvalidArgument("marginal cannot start from the state of " + state.algorithm +
+                                   " (it needs limit >= 1, hold_s > 0 up to 2^40 ns, noise > 0)");
   }
   // It goes on probing from the saved limit: the resource may have changed while it was away,
   // and the probes say so within a few cycles.
