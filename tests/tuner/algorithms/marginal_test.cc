@@ -383,8 +383,8 @@ TEST(MarginalLimitStateTest, AStateItCannotUseLeavesItUnchanged) {
   state = marginal->SaveState();
   state.values[0].second = 0;  // A limit below 1.
   EXPECT_EQ(marginal->RestoreState(state).code(), StatusCode::kInvalidArgument);
-  // A damaged file: a hold time past the longest slot (2^40 ns), which no time type holds in
-  // nanoseconds once it is large enough.
+  // A damaged file: a hold time past the longest slot (2^40 ns). 5e43 s does not even fit in
+  // nanoseconds.
   state = {.version = state.version,
            .algorithm = "marginal",
            .values = {{"limit", 64}, {"hold_s", 5e43}, {"noise", 0.8}}};
