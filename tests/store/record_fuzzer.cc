@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "blob_format.h"
